@@ -1,0 +1,40 @@
+"""Learning curves: a metric against the step, mean ± standard error over seeds, one line per algorithm."""
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from ordrank.results import summarize  # noqa: E402
+
+STYLE = {"PRank": "tab:red", "WH": "tab:blue", "MCP": "tab:green", "Predtron": "tab:purple"}
+
+
+def plot_curves(ax, table, metric="time_avg_rank_loss", title=None):
+    """Draw one panel from a tidy table (all algorithms of one dataset)."""
+    rows = table[table.metric == metric]
+    if rows.empty:
+        raise ValueError(f"table has no rows with metric {metric!r}")
+    summary = summarize(rows)
+    for name, curve in summary.groupby("algorithm", sort=True):
+        color = STYLE.get(name)
+        ax.plot(curve.step, curve["mean"], label=name, color=color, lw=1.5)
+        sem = curve["sem"].fillna(0)
+        ax.fill_between(curve.step, curve["mean"] - 2 * sem, curve["mean"] + 2 * sem,
+                        color=color, alpha=0.25, lw=0)
+    n = int(summary["n"].max())
+    ax.set(xlabel="round", ylabel="time-averaged rank loss",
+           title=f"{title or rows.dataset.iloc[0]} (n = {n})")
+    ax.grid(alpha=0.3)
+    ax.legend(frameon=False, title="mean ± 2 s.e.", title_fontsize="small")
+    return ax
+
+
+def online_figure(panels, metric="time_avg_rank_loss"):
+    """One row of panels; ``panels`` is a list of (title, table). Bands are ±2 standard errors."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False)
+    for ax, (title, table) in zip(axes[0], panels):
+        plot_curves(ax, table, metric, title)
+    fig.tight_layout()
+    return fig

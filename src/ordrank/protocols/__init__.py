@@ -1,0 +1,4 @@
+"""Protocols: how data is fed to learners and what is recorded."""
+from ordrank.protocols.online import OnlineSequences, run_sequences
+
+__all__ = ["OnlineSequences", "run_sequences"]
