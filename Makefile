@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 export ORDRANK_DATA ?= $(abspath ../shared/data)
 
-.PHONY: setup run test test-fast figures bench clean
+.PHONY: setup run reproduce test test-fast figures bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,14 @@ run: $(STAMP)
 	$(BIN)/python run.py +experiment=prank_synthetic publish=true
 	$(BIN)/python experiments/plot_figure4.py
 
+reproduce: $(STAMP)   ## every experiment of the PRank paper's Figure 4, then its figures
+	$(BIN)/python run.py +experiment=prank_synthetic publish=true
+	$(BIN)/python run.py +experiment=prank_eachmovie100 publish=true
+	$(BIN)/python run.py +experiment=prank_eachmovie200 publish=true
+	$(BIN)/python run.py +experiment=prank_eachmovie100 dataset=movielens_100k publish=true
+	$(BIN)/python run.py +experiment=prank_eachmovie200 dataset=movielens_100k publish=true
+	$(BIN)/python experiments/plot_figure4.py
+
 figures: $(STAMP)
 	$(BIN)/python experiments/plot_figure4.py
 
@@ -32,6 +40,7 @@ test-fast: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_prank_synthetic.py
+	$(BIN)/python benchmarks/bench_eachmovie.py
 
 clean:
 	rm -rf outputs multirun .pytest_cache .hypothesis

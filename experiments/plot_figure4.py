@@ -14,8 +14,19 @@ import matplotlib.pyplot as plt
 from ordrank.plotting import online_figure
 from ordrank.results import read_table
 
-FIGURES = {  # figure file -> panels (title, table)
-    "prank_synthetic.png": [("Synthetic", "prank_synthetic.parquet")],
+SYNTHETIC = ("Synthetic", "prank_synthetic/crammer_singer.parquet", "sequences")
+FIGURES = {  # figure file -> panels (title, table under results/, what a seed is)
+    "prank_synthetic.png": [SYNTHETIC],
+    "figure4_generator.png": [
+        SYNTHETIC,
+        ("EachMovie-100 (generator)", "prank_eachmovie100/eachmovie_style.parquet", "target users"),
+        ("EachMovie-200 (generator)", "prank_eachmovie200/eachmovie_style.parquet", "target users"),
+    ],
+    "figure4_movielens.png": [
+        SYNTHETIC,
+        ("MovieLens-100K, ≥ 100 ratings", "prank_eachmovie100/movielens_100k.parquet", "target users"),
+        ("MovieLens-100K, ≥ 200 ratings", "prank_eachmovie200/movielens_100k.parquet", "target users"),
+    ],
 }
 
 
@@ -26,12 +37,12 @@ def main(argv=None):
     args = parser.parse_args(argv)
     args.figures.mkdir(parents=True, exist_ok=True)
     for name, panels in FIGURES.items():
-        paths = [(title, args.results / table) for title, table in panels]
-        missing = [str(p) for _, p in paths if not p.is_file()]
+        paths = [(title, args.results / table, unit) for title, table, unit in panels]
+        missing = [str(p) for _, p, _ in paths if not p.is_file()]
         if missing:
             print(f"skipping {name}: missing {', '.join(missing)}")
             continue
-        fig = online_figure([(title, read_table(p)) for title, p in paths])
+        fig = online_figure([(title, read_table(p), unit) for title, p, unit in paths])
         fig.savefig(args.figures / name, dpi=120, metadata={"Software": None})
         plt.close(fig)
         print(f"wrote {args.figures / name}")

@@ -20,10 +20,23 @@ def rerun(tmp_path, experiment, overrides=()):
 @pytest.mark.slow
 def test_prank_synthetic_reproduces_committed_table_and_figure4_left(tmp_path):
     table = rerun(tmp_path, "prank_synthetic")
-    committed = pd.read_parquet(REPO / "results" / "prank_synthetic.parquet")
+    committed = pd.read_parquet(REPO / "results" / "prank_synthetic" / "crammer_singer.parquet")
     pd.testing.assert_frame_equal(table, committed, check_exact=False, rtol=1e-12)
     final = summarize(table[table.step == 7000]).set_index("algorithm")
     assert final.loc["PRank", "mean"] < final.loc["WH", "mean"] < final.loc["MCP", "mean"]
     gaps = final["mean"].diff().abs().dropna()
     assert (gaps > 5 * final["sem"].max()).all()  # the ordering is far outside the noise
     assert table.columns[: len(COLUMNS)].tolist() == COLUMNS
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("experiment", ["prank_eachmovie100", "prank_eachmovie200"])
+@pytest.mark.parametrize("dataset", ["movielens_100k", "eachmovie_style"])
+def test_eachmovie_experiments_reproduce_committed_tables(tmp_path, shared_data_dir, experiment, dataset):
+    table = rerun(tmp_path, experiment, [f"dataset={dataset}", f"data_dir={shared_data_dir}"])
+    committed = pd.read_parquet(REPO / "results" / experiment / f"{dataset}.parquet")
+    pd.testing.assert_frame_equal(table, committed, check_exact=False, rtol=1e-12)
+    n_targets = table.groupby("algorithm").seed.nunique()
+    expected = {"movielens_100k": {"prank_eachmovie100": 364, "prank_eachmovie200": 149}}
+    assert (n_targets == expected.get(dataset, {}).get(experiment, 500)).all()
+    assert table.step.max() == int(experiment[-3:])

@@ -10,12 +10,23 @@ import shutil
 from pathlib import Path
 
 import pandas as pd
-from hydra.utils import instantiate
+from hydra.errors import InstantiationException
+from hydra.utils import instantiate as hydra_instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from ordrank.results import finalize, write_table
 
 log = logging.getLogger(__name__)
+
+
+def instantiate(spec, **kwargs):
+    """Hydra's instantiate, but a learner's or data set's own error surfaces as itself."""
+    try:
+        return hydra_instantiate(spec, **kwargs)
+    except InstantiationException as error:
+        if isinstance(error.__cause__, (ValueError, TypeError, FileNotFoundError)):
+            raise error.__cause__ from None
+        raise
 
 
 def build(cfg: DictConfig) -> dict:
@@ -30,7 +41,8 @@ def build(cfg: DictConfig) -> dict:
         learner = instantiate(spec)
         learner._validate_params()
         learners[str(name)] = learner
-    dataset_spec = OmegaConf.masked_copy(cfg.dataset, [k for k in cfg.dataset if k != "name"])
+    dataset_spec = OmegaConf.to_container(cfg.dataset, resolve=True)
+    dataset_spec.pop("name", None)
     return {
         "dataset": instantiate(dataset_spec, _convert_="all"),
         "protocol": instantiate(cfg.protocol, _convert_="all"),
@@ -54,7 +66,7 @@ def run(cfg: DictConfig, output_dir: str | Path) -> Path:
         write_table(finalize(done, cfg.experiment, cfg.dataset.name, config), path)
         log.info("%s: %s written to %s", cfg.experiment, table["algorithm"].iloc[0], path)
     if cfg.get("publish"):
-        target = Path(cfg.results_dir) / f"{cfg.experiment}{path.suffix}"
+        target = Path(cfg.results_dir) / cfg.experiment / f"{cfg.dataset.name}{path.suffix}"
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, target)
         log.info("published %s", target)

@@ -11,8 +11,8 @@ from ordrank.results import summarize  # noqa: E402
 STYLE = {"PRank": "tab:red", "WH": "tab:blue", "MCP": "tab:green", "Predtron": "tab:purple"}
 
 
-def plot_curves(ax, table, metric="time_avg_rank_loss", title=None):
-    """Draw one panel from a tidy table (all algorithms of one dataset)."""
+def plot_curves(ax, table, metric="time_avg_rank_loss", title=None, unit="seeds"):
+    """Draw one panel from a tidy table (all algorithms of one dataset); ``unit`` names a seed."""
     rows = table[table.metric == metric]
     if rows.empty:
         raise ValueError(f"table has no rows with metric {metric!r}")
@@ -24,17 +24,17 @@ def plot_curves(ax, table, metric="time_avg_rank_loss", title=None):
         ax.fill_between(curve.step, curve["mean"] - 2 * sem, curve["mean"] + 2 * sem,
                         color=color, alpha=0.25, lw=0)
     n = int(summary["n"].max())
-    ax.set(xlabel="round", ylabel="time-averaged rank loss",
-           title=f"{title or rows.dataset.iloc[0]} (n = {n})")
+    ax.set(xlabel="round", ylabel="time-averaged rank loss")
+    ax.set_title(f"{title or rows.dataset.iloc[0]}\n(mean over {n} {unit})", fontsize="medium")
     ax.grid(alpha=0.3)
     ax.legend(frameon=False, title="mean ± 2 s.e.", title_fontsize="small")
     return ax
 
 
 def online_figure(panels, metric="time_avg_rank_loss"):
-    """One row of panels; ``panels`` is a list of (title, table). Bands are ±2 standard errors."""
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False)
-    for ax, (title, table) in zip(axes[0], panels):
-        plot_curves(ax, table, metric, title)
+    """One row of panels; ``panels`` is a list of (title, table, unit). Bands are ±2 standard errors."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.8), squeeze=False)
+    for ax, (title, table, unit) in zip(axes[0], panels):
+        plot_curves(ax, table, metric, title, unit)
     fig.tight_layout()
     return fig

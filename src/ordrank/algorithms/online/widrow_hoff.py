@@ -16,15 +16,20 @@ class WidrowHoff(OnlineOrdinalRegressor):
 
     Update, on every round (not only on mistakes):
 
-    .. math:: w \leftarrow w + \eta\, (y - w\cdot x)\, x .
+    .. math:: w \leftarrow w + \eta_t\, (y - w\cdot x)\, x, \qquad
+              \eta_t = \eta \;\text{or, with ``normalized=True``,}\; \eta / \|x\|^2 .
 
-    The step is stable for :math:`0 < \eta < 2/\|x\|^2`; on the synthetic experiment
-    (degree-2 kernel features, ‖x‖² ≤ 9) the default η = 0.05 is used.
+    The plain step is stable for :math:`0 < \eta < 2/\|x\|^2`; on the synthetic experiment
+    (degree-2 kernel features, ‖x‖² ≤ 9) η = 0.05 is used. The normalized step (normalized LMS) is
+    stable for 0 < η < 2 whatever the scale of x, which rating data with thousands of sparse
+    features needs (a zero x gives no update).
 
     Parameters
     ----------
     eta : float, default=0.05
         The step size η.
+    normalized : bool, default=False
+        Divide the step by ‖x‖² (normalized LMS).
     n_epochs, shuffle, random_state : see :class:`~ordrank.algorithms.PRank`.
 
     Attributes
@@ -38,10 +43,12 @@ class WidrowHoff(OnlineOrdinalRegressor):
     _parameter_constraints = {
         **OnlineOrdinalRegressor._parameter_constraints,
         "eta": [Interval(Real, 0, None, closed="neither")],
+        "normalized": ["boolean"],
     }
 
-    def __init__(self, *, eta=0.05, n_epochs=1, shuffle=False, random_state=None):
+    def __init__(self, *, eta=0.05, normalized=False, n_epochs=1, shuffle=False, random_state=None):
         self.eta = eta
+        self.normalized = normalized
         self.n_epochs = n_epochs
         self.shuffle = shuffle
         self.random_state = random_state
@@ -59,7 +66,11 @@ class WidrowHoff(OnlineOrdinalRegressor):
     def step(self, state, X, y):
         w = state["coef"]
         fx = self.decision(state, X)
-        w += (self.eta * (y - fx))[:, None] * X
+        step = self.eta * (y - fx)
+        if self.normalized:
+            norm2 = np.einsum("sd,sd->s", X, X)
+            step = np.divide(step, norm2, out=np.zeros_like(step), where=norm2 > 0)
+        w += step[:, None] * X
         return _round_to_rank(fx, state["n_ranks"])
 
 

@@ -1,0 +1,151 @@
+"""The EachMovie protocol of the PRank paper: collaborative filtering as online ranking.
+
+For a target user, the instances are the movies the target rated, in random order; the features of a
+movie are the ratings that the *other* kept users gave it, centred so that the middle of the rating
+scale is 0 and a missing rating is 0; the rank is the target's rating. Kept users are those with at
+least ``min_ratings`` ratings (EachMovie-100 / -200), and curves are cut to the common length.
+
+Ratings are put on the unit scale before centring — level r of k becomes (r − 1)/(k − 1) − ½ — so
+EachMovie's six levels give the paper's rating − 0.5 and every data set shares the range [−½, ½].
+With an odd number of levels (MovieLens' 1..5) the centre rating (3) maps to 0, exactly like a
+missing rating: "rated it average" and "did not rate it" are the same feature value. This is the
+paper's convention taken literally, and it is the default (``center="midpoint"``);
+``center="user_mean"`` instead centres each feature user's ratings on that user's own mean (a
+missing rating is still 0), so a neutral rating is no longer confused with a missing one.
+
+The target's own column is zeroed rather than removed: the learners are linear and start at zero,
+so a feature that is 0 throughout a sequence keeps a zero weight and changes nothing.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from ordrank.metrics import time_averaged
+from ordrank.protocols.online import record_steps, run_sequences
+from ordrank.results import curve_records
+
+log = logging.getLogger(__name__)
+CENTERS = ("midpoint", "user_mean")
+
+
+def centered_features(matrix: sp.csr_matrix, n_levels: int, center: str = "midpoint") -> sp.csr_matrix:
+    """Ranks 1..k (0 = missing) of users × items → items × users feature matrix, missing = 0."""
+    if center not in CENTERS:
+        raise ValueError(f"center must be one of {CENTERS}, got {center!r}")
+    ratings = sp.csr_matrix(matrix, dtype=np.float64, copy=True)
+    ratings.data = (ratings.data - 1) / (n_levels - 1)
+    if center == "midpoint":
+        ratings.data -= 0.5
+    else:
+        counts = np.diff(ratings.indptr)
+        means = np.asarray(ratings.sum(axis=1)).ravel() / np.maximum(counts, 1)
+        ratings.data -= np.repeat(means, counts)
+    return ratings.T.tocsr()  # explicit zeros (rating == centre) are kept: harmless for a dot product
+
+
+def target_sequences(features: sp.csr_matrix, ratings: sp.csr_matrix, targets, items):
+    """Sequences of ``targets`` (rows of ``ratings``, users × items) over the given ``items``.
+
+    ``features`` is items × users (from :func:`centered_features`), ``items`` is (B, T): the movies
+    of each target in order. Returns X (B, T, n_users) with each target's own column zeroed, and
+    the target's ranks y (B, T).
+    """
+    targets = np.asarray(targets)
+    n_targets, n_rounds = items.shape
+    X = features[items.ravel()].toarray().reshape(n_targets, n_rounds, -1)
+    X[np.arange(n_targets), :, targets] = 0.0
+    y = np.take_along_axis(ratings[targets].toarray(), items, axis=1).astype(np.int64)
+    if (y < 1).any():
+        raise ValueError("a target's sequence holds a movie it did not rate")
+    return X, y
+
+
+@dataclass
+class EachMovieProtocol:
+    """Online ranking of each target user's ratings from the other kept users' ratings.
+
+    Parameters
+    ----------
+    min_ratings : keep users with at least this many ratings (100 or 200 in the paper).
+    n_targets : random target users (without replacement among the kept ones); ``None`` = all kept.
+        More than there are kept users means all of them (logged).
+    n_rounds : rounds per target; ``None`` = ``min_ratings`` (the common length).
+    record_every : rounds recorded in the table: 1, every, 2·every, …, and the last.
+    batch_size : targets run at once (memory ≈ 8 · batch · rounds · kept users bytes, twice).
+    center : ``"midpoint"`` (the paper) or ``"user_mean"``; see the module docstring.
+    bias : append a constant feature 1 (an intercept for WH and MCP; PRank's thresholds have one).
+    unit_norm : divide each movie's feature vector by its Euclidean norm (before the bias). Not in
+        the paper; PRank's thresholds move by 1 per mistake while w·x moves by about ‖x‖², so the
+        scale of x decides how much the thresholds matter.
+    """
+
+    min_ratings: int = 100
+    n_targets: int | None = 500
+    n_rounds: int | None = None
+    record_every: int = 5
+    batch_size: int = 64
+    center: str = "midpoint"
+    bias: bool = True
+    unit_norm: bool = False
+
+    def __post_init__(self):
+        for name in ("min_ratings", "n_targets", "n_rounds", "record_every", "batch_size"):
+            value = getattr(self, name)
+            if value is None and name in ("n_targets", "n_rounds"):
+                continue
+            if not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"protocol.{name} must be a positive integer, got {value!r}")
+        if self.n_rounds is not None and self.n_rounds > self.min_ratings:
+            raise ValueError(f"protocol.n_rounds={self.n_rounds} exceeds min_ratings="
+                             f"{self.min_ratings}: some targets would have too few ratings")
+        if self.center not in CENTERS:
+            raise ValueError(f"protocol.center must be one of {CENTERS}, got {self.center!r}")
+
+    def plan(self, ratings, seed: int):
+        """Kept users, the chosen targets (positions among the kept) and each target's movies."""
+        kept = ratings.users_with_at_least(self.min_ratings)
+        if len(kept) < 2:
+            raise ValueError(f"only {len(kept)} users have >= {self.min_ratings} ratings in "
+                             f"{ratings.source}; need at least 2")
+        rng = np.random.default_rng(np.random.SeedSequence(seed))
+        n_targets = len(kept) if self.n_targets is None else min(self.n_targets, len(kept))
+        if self.n_targets is not None and self.n_targets > len(kept):
+            log.info("n_targets=%d > %d kept users: using all of them", self.n_targets, len(kept))
+        targets = np.sort(rng.choice(len(kept), size=n_targets, replace=False))
+        n_rounds = self.n_rounds or self.min_ratings
+        kept_ratings = ratings.matrix[kept]
+        items = np.empty((n_targets, n_rounds), dtype=np.int64)
+        for row, target in enumerate(targets):  # one shuffle per target, seeded by the user's row
+            own = kept_ratings.indices[kept_ratings.indptr[target]:kept_ratings.indptr[target + 1]]
+            order = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(int(kept[target]),)))
+            items[row] = order.permutation(np.sort(own))[:n_rounds]
+        return kept, targets, items
+
+    def iter_run(self, dataset, learners: dict, features=None, seed: int = 0):
+        """Yield one tidy table per learner; ``seed`` numbers the targets, ``user`` is their id."""
+        kept, targets, items = self.plan(dataset, seed)
+        kept_ratings = dataset.matrix[kept].tocsr()
+        feats = centered_features(kept_ratings, dataset.n_levels, self.center)
+        steps = record_steps(items.shape[1], self.record_every)
+        for name, learner in learners.items():
+            losses = []
+            for start in range(0, len(targets), self.batch_size):
+                batch = slice(start, start + self.batch_size)
+                X, y = target_sequences(feats, kept_ratings, targets[batch], items[batch])
+                if features is not None:
+                    X = features.fit(X[0, :1]).transform(X.reshape(-1, X.shape[-1])).reshape(*y.shape, -1)
+                if self.unit_norm:
+                    norms = np.linalg.norm(X, axis=2, keepdims=True)
+                    X = np.divide(X, norms, out=np.zeros_like(X), where=norms > 0)
+                if self.bias:
+                    X = np.concatenate([X, np.ones((*y.shape, 1))], axis=2)
+                losses.append(run_sequences(learner, X, y, dataset.n_levels))
+            curves = time_averaged(np.concatenate(losses))
+            table = curve_records(curves[:, steps - 1], steps, algorithm=name,
+                                  metric="time_avg_rank_loss")
+            table["user"] = np.repeat(dataset.user_ids[kept[targets]], len(steps))
+            yield table
