@@ -120,3 +120,14 @@ def test_run_py_end_to_end(tmp_path):
     subprocess.run(cmd, cwd=REPO, check=True, capture_output=True, env={**os.environ, "HYDRA_FULL_ERROR": "1"})
     published = tmp_path / "results" / "prank_synthetic" / "crammer_singer.parquet"
     assert published.read_bytes() == (tmp_path / "run" / "results.parquet").read_bytes()
+
+
+def test_table_does_not_depend_on_where_the_data_is(tmp_path, shared_data_dir):
+    alias = tmp_path / "elsewhere"
+    alias.symlink_to(shared_data_dir, target_is_directory=True)
+    tables = []
+    for where in (shared_data_dir, alias):
+        cfg = make_cfg(["+experiment=prank_eachmovie100", "dataset=movielens_100k", f"data_dir={where}",
+                        "protocol.n_targets=4", "protocol.record_every=50"])
+        tables.append(run(cfg, tmp_path / str(len(tables))).read_bytes())
+    assert tables[0] == tables[1]

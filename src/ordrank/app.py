@@ -17,6 +17,16 @@ from omegaconf import DictConfig, OmegaConf
 from ordrank.results import finalize, write_table
 
 log = logging.getLogger(__name__)
+# where files are is not part of a result: without these, tables from different machines compare equal
+LOCATION_KEYS = {"hydra", "experiment", "data_dir", "path_or_data_dir", "table_name", "publish",
+                 "results_dir"}
+
+
+def _without(config, keys):
+    """``config`` with every entry named in ``keys`` removed, at any depth."""
+    if not isinstance(config, dict):
+        return config
+    return {k: _without(v, keys) for k, v in config.items() if k not in keys}
 
 
 def instantiate(spec, **kwargs):
@@ -54,9 +64,7 @@ def build(cfg: DictConfig) -> dict:
 def run(cfg: DictConfig, output_dir: str | Path) -> Path:
     """Run the experiment ``cfg`` and write ``<output_dir>/<cfg.table_name>``; return its path."""
     parts = build(cfg)
-    config = OmegaConf.to_container(cfg, resolve=True)
-    for key in ("hydra", "experiment", "data_dir", "table_name", "publish", "results_dir"):
-        config.pop(key, None)  # where files go is not part of the result: tables stay comparable
+    config = _without(OmegaConf.to_container(cfg, resolve=True), LOCATION_KEYS)
     path = Path(output_dir) / cfg.table_name
     finished = []
     for table in parts["protocol"].iter_run(parts["dataset"], parts["learners"], parts["features"],
