@@ -56,12 +56,12 @@ def test_sequence_of_unrated_movie_is_an_error():
 def test_plan_keeps_users_and_shuffles_their_movies():
     ratings = hand_made()
     protocol = EachMovieProtocol(min_ratings=4, n_targets=None, record_every=1)
-    kept, targets, items = protocol.plan(ratings, seed=0)
+    kept, kept_ratings, targets, items = protocol.plan(ratings, seed=0)
     np.testing.assert_array_equal(kept, [0, 1, 2])  # user 40 has 3 ratings
     assert items.shape == (3, 4)
     for row, target in enumerate(targets):
         assert set(items[row]) == set(np.flatnonzero(DENSE[kept[target]]))
-    again = protocol.plan(ratings, seed=0)[2]
+    again = protocol.plan(ratings, seed=0)[3]
     np.testing.assert_array_equal(items, again)
 
 

@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ordrank.metrics import time_averaged
-from ordrank.protocols.online import record_steps, run_sequences
+from ordrank.protocols.online import check_positive, record_steps, run_sequences
 from ordrank.results import curve_records
 
 log = logging.getLogger(__name__)
@@ -93,12 +93,8 @@ class EachMovieProtocol:
     unit_norm: bool = False
 
     def __post_init__(self):
-        for name in ("min_ratings", "n_targets", "n_rounds", "record_every", "batch_size"):
-            value = getattr(self, name)
-            if value is None and name in ("n_targets", "n_rounds"):
-                continue
-            if not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"protocol.{name} must be a positive integer, got {value!r}")
+        check_positive(self, ("min_ratings", "n_targets", "n_rounds", "record_every", "batch_size"),
+                       optional=("n_targets", "n_rounds"))
         if self.n_rounds is not None and self.n_rounds > self.min_ratings:
             raise ValueError(f"protocol.n_rounds={self.n_rounds} exceeds min_ratings="
                              f"{self.min_ratings}: some targets would have too few ratings")
@@ -106,7 +102,7 @@ class EachMovieProtocol:
             raise ValueError(f"protocol.center must be one of {CENTERS}, got {self.center!r}")
 
     def plan(self, ratings, seed: int):
-        """Kept users, the chosen targets (positions among the kept) and each target's movies."""
+        """Kept users, their ratings, the targets (positions among the kept) and each target's movies."""
         kept = ratings.users_with_at_least(self.min_ratings)
         if len(kept) < 2:
             raise ValueError(f"only {len(kept)} users have >= {self.min_ratings} ratings in "
@@ -117,18 +113,17 @@ class EachMovieProtocol:
             log.info("n_targets=%d > %d kept users: using all of them", self.n_targets, len(kept))
         targets = np.sort(rng.choice(len(kept), size=n_targets, replace=False))
         n_rounds = self.n_rounds or self.min_ratings
-        kept_ratings = ratings.matrix[kept]
+        kept_ratings = ratings.matrix[kept].tocsr()
         items = np.empty((n_targets, n_rounds), dtype=np.int64)
         for row, target in enumerate(targets):  # one shuffle per target, seeded by the user's row
             own = kept_ratings.indices[kept_ratings.indptr[target]:kept_ratings.indptr[target + 1]]
             order = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(int(kept[target]),)))
             items[row] = order.permutation(np.sort(own))[:n_rounds]
-        return kept, targets, items
+        return kept, kept_ratings, targets, items
 
     def iter_run(self, dataset, learners: dict, features=None, seed: int = 0):
         """Yield one tidy table per learner; ``seed`` numbers the targets, ``user`` is their id."""
-        kept, targets, items = self.plan(dataset, seed)
-        kept_ratings = dataset.matrix[kept].tocsr()
+        kept, kept_ratings, targets, items = self.plan(dataset, seed)
         feats = centered_features(kept_ratings, dataset.n_levels, self.center)
         steps = record_steps(items.shape[1], self.record_every)
         for name, learner in learners.items():

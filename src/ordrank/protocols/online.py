@@ -23,6 +23,16 @@ def check_ranks(y: np.ndarray, n_ranks: int, what: str = "y") -> None:
         raise ValueError(f"{what} has rank {y[bad].flat[0]} outside 1..{n_ranks}")
 
 
+def check_positive(owner, names, optional=()) -> None:
+    """Raise a ValueError naming ``protocol.<name>`` unless each attribute is a positive integer."""
+    for name in names:
+        value = getattr(owner, name)
+        if value is None and name in optional:
+            continue
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"protocol.{name} must be a positive integer, got {value!r}")
+
+
 def run_sequences(learner, X: np.ndarray, y: np.ndarray, n_ranks: int) -> np.ndarray:
     """Run ``learner``'s rule on S sequences at once and return the per-round rank loss (S, T).
 
@@ -63,10 +73,7 @@ class OnlineSequences:
     record_every: int = 50
 
     def __post_init__(self):
-        for name in ("n_sequences", "n_rounds", "record_every"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"protocol.{name} must be a positive integer, got {value!r}")
+        check_positive(self, ("n_sequences", "n_rounds", "record_every"))
 
     def iter_run(self, dataset, learners: dict, features=None, seed: int = 0):
         """Yield one tidy table per learner (columns algorithm, seed, step, metric, value)."""
