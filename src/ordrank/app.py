@@ -17,7 +17,8 @@ from omegaconf import DictConfig, OmegaConf
 from ordrank.results import finalize, write_table
 
 log = logging.getLogger(__name__)
-# where files are is not part of a result: without these, tables from different machines compare equal
+# left out of the config columns: where files are is not part of a result (so tables made on different
+# machines compare equal), and `experiment` already has a column of its own
 LOCATION_KEYS = {"hydra", "experiment", "data_dir", "path_or_data_dir", "table_name", "publish",
                  "results_dir"}
 

@@ -122,25 +122,36 @@ class EachMovieProtocol:
         return kept, kept_ratings, targets, items
 
     def iter_run(self, dataset, learners: dict, features=None, seed: int = 0):
-        """Yield one tidy table per learner; ``seed`` numbers the targets, ``user`` is their id."""
+        """Yield one tidy table per learner; ``seed`` numbers the targets, ``user`` is their id.
+
+        Each batch of targets' features is built once and shared by every learner (building them
+        costs more than running a learner at EachMovie scale); the tables follow the last batch.
+        """
         kept, kept_ratings, targets, items = self.plan(dataset, seed)
         feats = centered_features(kept_ratings, dataset.n_levels, self.center)
+        losses = {name: [] for name in learners}
+        for start in range(0, len(targets), self.batch_size):
+            batch = slice(start, start + self.batch_size)
+            X, y = self._batch(feats, kept_ratings, targets[batch], items[batch], features)
+            for name, learner in learners.items():
+                losses[name].append(run_sequences(learner, X, y, dataset.n_levels))
         steps = record_steps(items.shape[1], self.record_every)
-        for name, learner in learners.items():
-            losses = []
-            for start in range(0, len(targets), self.batch_size):
-                batch = slice(start, start + self.batch_size)
-                X, y = target_sequences(feats, kept_ratings, targets[batch], items[batch])
-                if features is not None:
-                    X = features.fit(X[0, :1]).transform(X.reshape(-1, X.shape[-1])).reshape(*y.shape, -1)
-                if self.unit_norm:
-                    norms = np.linalg.norm(X, axis=2, keepdims=True)
-                    X = np.divide(X, norms, out=np.zeros_like(X), where=norms > 0)
-                if self.bias:
-                    X = np.concatenate([X, np.ones((*y.shape, 1))], axis=2)
-                losses.append(run_sequences(learner, X, y, dataset.n_levels))
-            curves = time_averaged(np.concatenate(losses))
+        users = np.repeat(dataset.user_ids[kept[targets]], len(steps))
+        for name in learners:
+            curves = time_averaged(np.concatenate(losses[name]))
             table = curve_records(curves[:, steps - 1], steps, algorithm=name,
                                   metric="time_avg_rank_loss")
-            table["user"] = np.repeat(dataset.user_ids[kept[targets]], len(steps))
+            table["user"] = users
             yield table
+
+    def _batch(self, feats, kept_ratings, targets, items, features=None):
+        """Features (B, T, d) and ranks (B, T) of a batch of targets, with the protocol's options."""
+        X, y = target_sequences(feats, kept_ratings, targets, items)
+        if features is not None:
+            X = features.fit(X[0, :1]).transform(X.reshape(-1, X.shape[-1])).reshape(*y.shape, -1)
+        if self.unit_norm:
+            norms = np.linalg.norm(X, axis=2, keepdims=True)
+            X = np.divide(X, norms, out=np.zeros_like(X), where=norms > 0)
+        if self.bias:
+            X = np.concatenate([X, np.ones((*y.shape, 1))], axis=2)
+        return X, y
