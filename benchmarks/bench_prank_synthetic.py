@@ -17,9 +17,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ordrank.algorithms import MulticlassPerceptron, PolynomialKernelMap, PRank, WidrowHoff
+from ordrank.algorithms import MulticlassPerceptron, PRank, WidrowHoff
+from ordrank.features import PolynomialKernelMap
 from ordrank.datasets.synthetic import CrammerSinger
-from ordrank.protocols.online import run_sequences
+from ordrank.protocols.engine import run_sequences
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -99,3 +99,23 @@ def test_bad_protocol_values(kwargs, message):
 def test_too_few_kept_users():
     with pytest.raises(ValueError, match="only 0 users have >= 9 ratings"):
         EachMovieProtocol(min_ratings=9).plan(hand_made(), seed=0)
+
+
+class Broken(PRank):
+    """A learner whose update fails after two rounds."""
+
+    def step(self, state, X, y):
+        if getattr(self, "_calls", 0) >= 2:
+            raise FloatingPointError("boom")
+        self._calls = getattr(self, "_calls", 0) + 1
+        return super().step(state, X, y)
+
+
+def test_a_failing_learner_loses_nothing_of_the_others():
+    protocol = EachMovieProtocol(min_ratings=4, n_targets=None, record_every=2, batch_size=1)
+    tables = []
+    with pytest.raises(RuntimeError, match="'Broken' failed: boom"):
+        for table in protocol.iter_run(hand_made(), {"Broken": Broken(), "MCP": MulticlassPerceptron(),
+                                                     "WH": WidrowHoff(normalized=True)}, seed=1):
+            tables.append(table)
+    assert [t.algorithm.iloc[0] for t in tables] == ["MCP", "WH"]

@@ -8,9 +8,10 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from ordrank.algorithms import MulticlassPerceptron, PolynomialKernelMap, PRank, WidrowHoff
+from ordrank.algorithms import MulticlassPerceptron, PRank, WidrowHoff
+from ordrank.features import PolynomialKernelMap
 from ordrank.datasets.synthetic import CrammerSinger
-from ordrank.protocols.online import run_sequences
+from ordrank.protocols.engine import run_sequences
 
 THRESHOLD_MODELS = {
     "check_classifiers_train": "uses nominal 3-class blobs with no order along any direction; a "
@@ -163,3 +164,41 @@ def test_polynomial_map_reproduces_kernel():
         Z = PolynomialKernelMap(degree, c).fit_transform(X)
         np.testing.assert_allclose(Z @ Z.T, (c + X @ X.T) ** degree, rtol=1e-12)
     assert PolynomialKernelMap().fit_transform(X[:, :2]).shape == (5, 6)
+
+
+def test_averaged_prank_is_the_mean_of_every_round():
+    data = CrammerSinger()
+    X, y = data.sequences([np.random.default_rng(0)], 200)
+    X, y = X[0], y[0]
+    averaged = PRank(average=True, n_epochs=2).fit(X, y)
+    total = {"coef": 0.0, "thresholds": 0.0}
+    rows = [(x, t) for _ in range(2) for x, t in zip(X, y)]
+    model = PRank()
+    for i, (x, t) in enumerate(rows):
+        model.partial_fit(x[None], [t], classes=np.arange(1, 6) if i == 0 else None)
+        total["coef"] = total["coef"] + model.coef_
+        total["thresholds"] = total["thresholds"] + model.thresholds_
+    np.testing.assert_allclose(averaged.coef_, total["coef"] / len(rows))
+    np.testing.assert_allclose(averaged.thresholds_, total["thresholds"] / len(rows))
+    assert np.all(np.diff(averaged.thresholds_) >= 0)
+    assert not np.allclose(averaged.coef_, PRank(n_epochs=2).fit(X, y).coef_)
+
+
+def test_online_protocols_refuse_a_feature_map_that_learns():
+    from sklearn.preprocessing import StandardScaler
+
+    from ordrank.features import transform_stateless
+
+    X = np.ones((2, 3, 2))
+    assert transform_stateless(PolynomialKernelMap(), X).shape == (2, 3, 6)
+    with pytest.raises(ValueError, match="StandardScaler learns from data"):
+        transform_stateless(StandardScaler(), X)
+
+
+def test_engine_takes_another_loss_and_label_check():
+    X = np.random.default_rng(0).normal(size=(2, 5, 3))
+    y = np.ones((2, 5), dtype=np.int64)
+    squared = run_sequences(PRank(), X, y, 3, loss=lambda t, p: (t - p) ** 2.0)
+    assert squared.dtype == np.float64 and squared.shape == (2, 5)
+    with pytest.raises(ValueError, match="no!"):
+        run_sequences(PRank(), X, y, 3, check=lambda labels: (_ for _ in ()).throw(ValueError("no!")))

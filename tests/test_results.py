@@ -39,3 +39,19 @@ def test_collect_cli_and_summary(tmp_path):
     assert len(both) == 12 and set(both["config.job"]) == {0, 1}
     summary = summarize(both)
     assert summary["n"].tolist() == [3] * 4 and summary["sem"].tolist() == [0.0] * 4
+
+
+def test_partition_keys_and_publish_byte_for_byte(tmp_path):
+    from ordrank.results import key_columns, publish
+
+    table = pd.DataFrame({"algorithm": ["B", "A"], "bins": [10, 10], "split": [1, 0],
+                          "metric": ["mae", "mae"], "value": [0.5, 0.25], "status": ["ok", "ok"]})
+    done = finalize(table, "e", "d", {"x": 1}, keys=("bins", "split"))
+    assert done.columns[:8].tolist() == ["experiment", "dataset", "algorithm", "bins", "split",
+                                         "metric", "value", "status"]
+    assert done.algorithm.tolist() == ["A", "B"] and "step" not in done
+    assert key_columns(done) == ["experiment", "dataset", "algorithm", "bins", "split", "metric"]
+    path = write_table(done, tmp_path / "run" / "results.parquet")
+    target = publish(path, tmp_path / "results", "e", "d")
+    assert target == tmp_path / "results" / "e" / "d.parquet"
+    assert target.read_bytes() == path.read_bytes()

@@ -1,20 +1,24 @@
 """The Hydra job: compose → validate everything → run the protocol → write the tidy table.
 
 Everything is instantiated (and so validated) before any data is generated or any learner runs; the
-table is rewritten atomically after each algorithm, so a failure never loses finished work.
+table is rewritten atomically after each finished piece the protocol yields (an algorithm, or an
+algorithm on one partition), so a failure never loses finished work. For a train/test protocol
+the feature map becomes the first step of each learner's pipeline, so it is fitted on training
+data only.
 """
 from __future__ import annotations
 
 import logging
-import shutil
 from pathlib import Path
 
 import pandas as pd
 from hydra.errors import InstantiationException
 from hydra.utils import instantiate as hydra_instantiate
 from omegaconf import DictConfig, OmegaConf
+from sklearn.base import clone
+from sklearn.pipeline import make_pipeline
 
-from ordrank.results import finalize, write_table
+from ordrank.results import finalize, publish, write_table
 
 log = logging.getLogger(__name__)
 # left out of the config columns: where files are is not part of a result (so tables made on different
@@ -54,10 +58,15 @@ def build(cfg: DictConfig) -> dict:
         learners[str(name)] = learner
     dataset_spec = OmegaConf.to_container(cfg.dataset, resolve=True)
     dataset_spec.pop("name", None)
+    protocol = instantiate(cfg.protocol, _convert_="all")
+    features = instantiate(cfg.features) if cfg.get("features") else None
+    if features is not None and getattr(protocol, "splits_data", False):
+        learners = {name: make_pipeline(clone(features), learner) for name, learner in learners.items()}
+        features = None
     return {
         "dataset": instantiate(dataset_spec, _convert_="all"),
-        "protocol": instantiate(cfg.protocol, _convert_="all"),
-        "features": instantiate(cfg.features) if cfg.get("features") else None,
+        "protocol": protocol,
+        "features": features,
         "learners": learners,
     }
 
@@ -72,12 +81,10 @@ def run(cfg: DictConfig, output_dir: str | Path) -> Path:
                                             seed=cfg.seed):
         finished.append(table)
         done = pd.concat(finished, ignore_index=True)
-        write_table(finalize(done, cfg.experiment, cfg.dataset.name, config), path)
+        write_table(finalize(done, cfg.experiment, cfg.dataset.name, config,
+                             keys=parts["protocol"].keys), path)
         log.info("%s: %s written to %s", cfg.experiment, table["algorithm"].iloc[0], path)
     if cfg.get("publish"):
-        target = Path(cfg.results_dir) / cfg.experiment / f"{cfg.dataset.name}{path.suffix}"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target)
-        log.info("published %s", target)
+        log.info("published %s", publish(path, cfg.results_dir, cfg.experiment, cfg.dataset.name))
     return path
 

@@ -1,20 +1,31 @@
-"""Tidy (long) results tables: the schema, atomic writes, aggregation of many runs.
+"""Tidy (long) results tables: the schema, atomic writes, publishing, aggregation of many runs.
 
-One row per (experiment, dataset, algorithm, seed, step, metric) with the measured ``value``,
-followed by the run's resolved configuration as ``config.*`` columns. Figures are group-bys of these.
+One row per (experiment, dataset, algorithm, <protocol keys>, metric) with the measured ``value``,
+then any extra columns a protocol adds (``user``, ``params``, ``status``), then the run's resolved
+configuration as ``config.*`` columns. The protocol keys are ``seed, step`` for online curves and
+``bins, split`` for train/test partitions. Figures and reports are group-bys of these tables.
 """
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-KEYS = ["experiment", "dataset", "algorithm", "seed", "step", "metric"]
+CORE = ["experiment", "dataset", "algorithm"]
+PROTOCOL_KEYS = ["seed", "step", "bins", "split", "query"]  # canonical order of the protocol keys
+KEYS = [*CORE, "seed", "step", "metric"]  # the online protocols' keys
 COLUMNS = [*KEYS, "value"]
+
+
+def key_columns(table: pd.DataFrame, keys=None) -> list[str]:
+    """The identifying columns of ``table``: core, the protocol keys (given, or those present), metric."""
+    keys = [k for k in PROTOCOL_KEYS if k in table.columns] if keys is None else list(keys)
+    return [*CORE, *keys, "metric"]
 
 
 def curve_records(curves: np.ndarray, steps: np.ndarray, **constants) -> pd.DataFrame:
@@ -44,17 +55,22 @@ def flatten_config(config: dict, prefix: str = "config") -> dict:
     return flat
 
 
-def finalize(table: pd.DataFrame, experiment: str, dataset: str, config: dict) -> pd.DataFrame:
-    """Add the experiment/dataset keys and config columns; order columns and rows canonically."""
+def finalize(table: pd.DataFrame, experiment: str, dataset: str, config: dict,
+             keys=("seed", "step")) -> pd.DataFrame:
+    """Add the experiment/dataset keys and config columns; order columns and rows canonically.
+
+    ``keys`` are the protocol's key columns (``protocol.keys``).
+    """
     table = table.assign(experiment=experiment, dataset=dataset)
-    missing = set(COLUMNS) - set(table.columns)
+    ordered = key_columns(table, keys)
+    missing = set(ordered + ["value"]) - set(table.columns)
     if missing:
         raise ValueError(f"results table lacks required columns {sorted(missing)}")
-    extra = [c for c in table.columns if c not in COLUMNS]
-    table = table[COLUMNS + extra]
+    extra = [c for c in table.columns if c not in ordered and c != "value"]
+    table = table[ordered + ["value"] + extra]
     config_cols = pd.DataFrame({k: [v] * len(table) for k, v in flatten_config(config).items()})
     table = pd.concat([table.reset_index(drop=True), config_cols], axis=1)
-    return table.sort_values(KEYS, kind="stable", ignore_index=True)
+    return table.sort_values(ordered, kind="stable", ignore_index=True)
 
 
 def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
@@ -78,6 +94,23 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
         if os.path.exists(tmp):
             os.unlink(tmp)
     return path
+
+
+def publish(path: str | os.PathLike, results_dir: str | os.PathLike, experiment: str,
+            name: str) -> Path:
+    """Copy a run's table, byte for byte, to ``<results_dir>/<experiment>/<name><suffix>`` atomically."""
+    path = Path(path)
+    target = Path(results_dir) / experiment / f"{name}{path.suffix}"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        shutil.copyfile(path, tmp)
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return target
 
 
 def read_table(path: str | os.PathLike) -> pd.DataFrame:
@@ -115,7 +148,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     paths = sorted(args.folder.rglob(args.name))
     table = collect(paths)
-    write_table(table.sort_values(KEYS, kind="stable", ignore_index=True), args.out)
+    write_table(table.sort_values(key_columns(table), kind="stable", ignore_index=True), args.out)
     print(f"collected {len(paths)} tables, {len(table)} rows -> {args.out}")
 
 

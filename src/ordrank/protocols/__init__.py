@@ -1,5 +1,12 @@
-"""Protocols: how data is fed to learners and what is recorded."""
+"""Protocols: how data is fed to learners and what is recorded.
+
+``engine.run_sequences`` is the online engine; ``online`` (synthetic sequences) and
+``collaborative`` (the EachMovie protocol) feed it; ``partitions`` is the train/test protocol with
+model selection by cross-validation. Each protocol has ``keys``, the columns that identify a row of
+its table besides experiment, dataset, algorithm and metric.
+"""
 from ordrank.protocols.collaborative import EachMovieProtocol
-from ordrank.protocols.online import OnlineSequences, run_sequences
+from ordrank.protocols.engine import run_sequences
+from ordrank.protocols.online import OnlineSequences
 
 __all__ = ["EachMovieProtocol", "OnlineSequences", "run_sequences"]

@@ -24,8 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from ordrank.features import transform_stateless
 from ordrank.metrics import time_averaged
-from ordrank.protocols.online import check_positive, record_steps, run_sequences
+from ordrank.protocols._checks import check_choice, check_positive
+from ordrank.protocols.engine import record_steps, run_sequences
 from ordrank.results import curve_records
 
 log = logging.getLogger(__name__)
@@ -92,14 +94,15 @@ class EachMovieProtocol:
     bias: bool = True
     unit_norm: bool = False
 
+    keys = ("seed", "step")  # the table's protocol keys (plus a `user` column)
+
     def __post_init__(self):
         check_positive(self, ("min_ratings", "n_targets", "n_rounds", "record_every", "batch_size"),
                        optional=("n_targets", "n_rounds"))
         if self.n_rounds is not None and self.n_rounds > self.min_ratings:
             raise ValueError(f"protocol.n_rounds={self.n_rounds} exceeds min_ratings="
                              f"{self.min_ratings}: some targets would have too few ratings")
-        if self.center not in CENTERS:
-            raise ValueError(f"protocol.center must be one of {CENTERS}, got {self.center!r}")
+        check_choice(self, "center", CENTERS)
 
     def plan(self, ratings, seed: int):
         """Kept users, their ratings, the targets (positions among the kept) and each target's movies."""
@@ -125,30 +128,42 @@ class EachMovieProtocol:
         """Yield one tidy table per learner; ``seed`` numbers the targets, ``user`` is their id.
 
         Each batch of targets' features is built once and shared by every learner (building them
-        costs more than running a learner at EachMovie scale); the tables follow the last batch.
+        costs more than running a learner at EachMovie scale), so the learners finish together,
+        after the last batch. A learner that fails is dropped at once and the others go on: their
+        tables are yielded, then the failure is raised, naming the learner.
         """
         kept, kept_ratings, targets, items = self.plan(dataset, seed)
         feats = centered_features(kept_ratings, dataset.n_levels, self.center)
         losses = {name: [] for name in learners}
+        failed = {}
         for start in range(0, len(targets), self.batch_size):
             batch = slice(start, start + self.batch_size)
             X, y = self._batch(feats, kept_ratings, targets[batch], items[batch], features)
             for name, learner in learners.items():
-                losses[name].append(run_sequences(learner, X, y, dataset.n_levels))
+                if name in failed:
+                    continue
+                try:
+                    losses[name].append(run_sequences(learner, X, y, dataset.n_levels))
+                except Exception as error:  # noqa: BLE001 - re-raised below, after the others
+                    failed[name] = error
         steps = record_steps(items.shape[1], self.record_every)
         users = np.repeat(dataset.user_ids[kept[targets]], len(steps))
         for name in learners:
+            if name in failed:
+                continue
             curves = time_averaged(np.concatenate(losses[name]))
             table = curve_records(curves[:, steps - 1], steps, algorithm=name,
                                   metric="time_avg_rank_loss")
             table["user"] = users
             yield table
+        if failed:
+            name, error = next(iter(failed.items()))
+            raise RuntimeError(f"learner {name!r} failed: {error}") from error
 
     def _batch(self, feats, kept_ratings, targets, items, features=None):
         """Features (B, T, d) and ranks (B, T) of a batch of targets, with the protocol's options."""
         X, y = target_sequences(feats, kept_ratings, targets, items)
-        if features is not None:
-            X = features.fit(X[0, :1]).transform(X.reshape(-1, X.shape[-1])).reshape(*y.shape, -1)
+        X = transform_stateless(features, X)
         if self.unit_norm:
             norms = np.linalg.norm(X, axis=2, keepdims=True)
             X = np.divide(X, norms, out=np.zeros_like(X), where=norms > 0)

@@ -21,21 +21,24 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
-from ordrank.metrics import mean_absolute_error
+from ordrank.algorithms._ordinal import OrdinalEstimator, check_ordinal_target
 
 
-class OnlineOrdinalRegressor(ClassifierMixin, BaseEstimator):
+class OnlineOrdinalRegressor(OrdinalEstimator):
     """Base class: subclasses set ``_state_keys`` and implement the rule (see module docstring).
 
-    Labels may be any sortable values; their sorted order is the rank order and they are mapped to
-    ranks 1..k on the way in and back on the way out. ``score`` is minus the mean absolute error
-    counted in ranks.
+    Labels ↔ ranks and ``score`` (−MAE in ranks) come from :class:`OrdinalEstimator`; the
+    parameters every online learner shares (``n_epochs``, ``shuffle``, ``random_state``,
+    ``average``) live here, as scikit-learn's ``BaseSGD`` does for its subclasses.
+
+    ``average=True`` makes ``fit`` keep the average of the model over every round of every epoch
+    (the averaged perceptron of Freund & Schapire, 1999) instead of the last one; averaged
+    thresholds of ordered threshold vectors stay ordered. ``partial_fit`` always updates the last
+    iterate.
     """
 
     _state_keys: tuple[str, ...] = ()
@@ -43,7 +46,14 @@ class OnlineOrdinalRegressor(ClassifierMixin, BaseEstimator):
         "n_epochs": [Interval(Integral, 1, None, closed="left")],
         "shuffle": ["boolean"],
         "random_state": ["random_state"],
+        "average": ["boolean"],
     }
+
+    def __init__(self, *, n_epochs=1, shuffle=False, random_state=None, average=False):
+        self.n_epochs = n_epochs
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.average = average
 
     # --- the rule (vectorized over S copies) ---------------------------------------------------
     def init_arrays(self, n_copies: int, n_features: int, n_ranks: int) -> dict:
@@ -69,43 +79,26 @@ class OnlineOrdinalRegressor(ClassifierMixin, BaseEstimator):
         state = {key: getattr(self, key + "_")[None] for key in self._state_keys}
         return {**state, "n_ranks": len(self.classes_)}
 
-    def to_ranks(self, y) -> np.ndarray:
-        """Map labels to ranks 1..k; a label outside ``classes_`` raises a ValueError naming it."""
-        y = np.asarray(y)
-        idx = np.searchsorted(self.classes_, y)
-        idx = np.clip(idx, 0, len(self.classes_) - 1)
-        bad = self.classes_[idx] != y
-        if np.any(bad):
-            unknown = np.unique(y[bad])
-            raise ValueError(
-                f"label(s) {unknown.tolist()[:10]} not among the ranks {self.classes_.tolist()} "
-                f"of {type(self).__name__}; pass every rank in `classes` on the first partial_fit"
-            )
-        return (idx + 1).astype(np.int64)
-
-    def _check_targets(self, y):
-        kind = type_of_target(y, input_name="y", raise_unknown=True)
-        if kind not in ("binary", "multiclass"):
-            raise ValueError(f"y must hold discrete ordered labels, got target type {kind!r}")
-
     def partial_fit(self, X, y, classes=None):
         """One pass over ``(X, y)`` in order; each row is predicted, then learned from.
 
         ``classes`` (all ranks, in order) is required on the first call.
         """
+        self._online_pass(X, y, classes)
+        return self
+
+    def _online_pass(self, X, y, classes=None, totals=None):
+        """One online pass; with ``totals`` (dict of arrays), add the model after every round."""
         first = not hasattr(self, "classes_")
         if first:
             self._validate_params()
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit")
-            classes = np.unique(np.asarray(classes))
-            if len(classes) < 2:
-                raise ValueError(f"need at least 2 ranks (1 class given): classes={classes.tolist()}")
         X, y = validate_data(self, X, y, reset=first, dtype=np.float64)
-        self._check_targets(y)
+        check_ordinal_target(y)
         if first:
-            self.classes_ = classes
-            state = self.init_state(1, X.shape[1], len(classes))
+            self._set_classes(y, classes)
+            state = self.init_state(1, X.shape[1], len(self.classes_))
             for key in self._state_keys:
                 setattr(self, key + "_", state[key][0])
         elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
@@ -114,42 +107,39 @@ class OnlineOrdinalRegressor(ClassifierMixin, BaseEstimator):
         state = self._state()
         for i in range(X.shape[0]):
             self.step(state, X[i : i + 1], ranks[i : i + 1])
-        return self
+            if totals is not None:
+                for key in self._state_keys:
+                    totals[key] += state[key][0]
 
     def fit(self, X, y):
         """Start from the zero model and make ``n_epochs`` online passes over the data."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
-        self._check_targets(y)
+        check_ordinal_target(y)
         for key in ("classes_", *(k + "_" for k in self._state_keys)):
             self.__dict__.pop(key, None)
         rng = check_random_state(self.random_state)
         classes = np.unique(y)
+        totals = None
+        if self.average:
+            totals = {key: np.zeros(shape) for key, shape in
+                      self._attribute_shapes(X.shape[1], len(classes)).items()}
         for _ in range(self.n_epochs):
             order = rng.permutation(len(y)) if self.shuffle else slice(None)
-            self.partial_fit(X[order], y[order], classes=classes)
+            self._online_pass(X[order], y[order], classes, totals)
+        if self.average:
+            for key in self._state_keys:
+                getattr(self, key + "_")[...] = totals[key] / (self.n_epochs * len(y))
         return self
 
-    def _checked(self, X):
-        check_is_fitted(self)
-        return validate_data(self, X, reset=False, dtype=np.float64)
+    def _attribute_shapes(self, n_features, n_ranks) -> dict:
+        arrays = self.init_arrays(1, n_features, n_ranks)
+        return {key: arrays[key].shape[1:] for key in self._state_keys}
 
     def decision_function(self, X):
         """The rule's real-valued scores (see the subclass for their meaning)."""
         X = self._checked(X)
         return self.decision(self._state(), X)
 
-    def predict(self, X):
-        X = self._checked(X)
-        return self.classes_[self.rank(self._state(), X) - 1]
-
-    def score(self, X, y, sample_weight=None):
-        """Minus the mean absolute error in ranks: −mean |rank(ŷ) − rank(y)| (higher is better)."""
-        X = self._checked(X)
-        y_hat = self.rank(self._state(), X)
-        return -mean_absolute_error(self.to_ranks(y), y_hat, sample_weight=sample_weight)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = True
-        return tags
+    def _predict_ranks(self, X):
+        return self.rank(self._state(), X)

@@ -18,7 +18,7 @@ class MulticlassPerceptron(OnlineOrdinalRegressor):
 
     Parameters
     ----------
-    n_epochs, shuffle, random_state : see :class:`~ordrank.algorithms.PRank`.
+    n_epochs, shuffle, random_state, average : see :class:`~ordrank.algorithms.PRank`.
 
     Attributes
     ----------
@@ -29,10 +29,6 @@ class MulticlassPerceptron(OnlineOrdinalRegressor):
 
     _state_keys = ("coef",)
 
-    def __init__(self, *, n_epochs=1, shuffle=False, random_state=None):
-        self.n_epochs = n_epochs
-        self.shuffle = shuffle
-        self.random_state = random_state
 
     def init_arrays(self, n_copies, n_features, n_ranks):
         return {"coef": np.zeros((n_copies, n_ranks, n_features))}

@@ -31,6 +31,9 @@ class PRank(OnlineOrdinalRegressor):
         Shuffle the data before each pass in ``fit``.
     random_state : int, RandomState or None
         Seed for the shuffling.
+    average : bool, default=False
+        In ``fit``, end with the average of ``w`` and ``b`` over every round of every pass (the
+        averaged perceptron), the batch use of PRank; the averaged thresholds stay ordered.
 
     Attributes
     ----------
@@ -44,10 +47,6 @@ class PRank(OnlineOrdinalRegressor):
 
     _state_keys = ("coef", "thresholds")
 
-    def __init__(self, *, n_epochs=1, shuffle=False, random_state=None):
-        self.n_epochs = n_epochs
-        self.shuffle = shuffle
-        self.random_state = random_state
 
     def init_arrays(self, n_copies, n_features, n_ranks):
         return {

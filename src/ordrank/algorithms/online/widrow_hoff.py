@@ -30,7 +30,7 @@ class WidrowHoff(OnlineOrdinalRegressor):
         The step size η.
     normalized : bool, default=False
         Divide the step by ‖x‖² (normalized LMS).
-    n_epochs, shuffle, random_state : see :class:`~ordrank.algorithms.PRank`.
+    n_epochs, shuffle, random_state, average : see :class:`~ordrank.algorithms.PRank`.
 
     Attributes
     ----------
@@ -46,12 +46,12 @@ class WidrowHoff(OnlineOrdinalRegressor):
         "normalized": ["boolean"],
     }
 
-    def __init__(self, *, eta=0.05, normalized=False, n_epochs=1, shuffle=False, random_state=None):
+    def __init__(self, *, eta=0.05, normalized=False, n_epochs=1, shuffle=False, random_state=None,
+                 average=False):
+        super().__init__(n_epochs=n_epochs, shuffle=shuffle, random_state=random_state,
+                         average=average)
         self.eta = eta
         self.normalized = normalized
-        self.n_epochs = n_epochs
-        self.shuffle = shuffle
-        self.random_state = random_state
 
     def init_arrays(self, n_copies, n_features, n_ranks):
         return {"coef": np.zeros((n_copies, n_features))}

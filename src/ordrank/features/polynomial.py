@@ -1,4 +1,4 @@
-"""Feature maps shared by the learners."""
+"""The explicit feature map of the polynomial kernel."""
 from __future__ import annotations
 
 from math import factorial
@@ -27,6 +27,8 @@ class PolynomialKernelMap(TransformerMixin, BaseEstimator):
     coef0 : float, default=1.0
         The constant c ≥ 0.
     """
+
+    stateless = True  # learns nothing from the data: fitting only fixes the input dimension
 
     _parameter_constraints = {
         "degree": [Interval(Integral, 1, None, closed="left")],
