@@ -1,0 +1,172 @@
+"""The train/test partition protocol of the batch benchmarks (Chu & Keerthi 2005; Li & Lin 2006).
+
+For each partition of a data set and each learner: choose hyper-parameters by k-fold
+cross-validation on the training part over a grid (scored by the test cost, MAE by default), refit
+on the whole training part with the chosen values, and measure on the test part. One table per
+(learner, partition) is yielded as soon as it is finished, so a job that fails or is killed keeps
+everything before it. A learner that fails (a solver that does not converge, a library error) gets
+rows with value NaN and ``status = "failed: …"``; the others go on.
+
+Rows (metric, value): ``mae`` and ``zero_one`` on the test part, ``fit_seconds`` (the refit) and
+``cv_seconds`` (the model selection); every row carries ``params`` (the chosen values, JSON) and
+``status`` (the learner's ``status_`` after the refit, e.g. a solver status, or ``ok``). The
+measured seconds are the only values that differ between two runs of the same config.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+from sklearn.exceptions import FitFailedWarning
+from sklearn.metrics import make_scorer
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.pipeline import Pipeline
+
+from ordrank.protocols._checks import check_choice, check_positive, check_ranks
+
+log = logging.getLogger(__name__)
+SCORINGS = {
+    "mae": lambda y, p: float(np.mean(np.abs(np.asarray(y) - np.asarray(p)))),
+    "zero_one": lambda y, p: float(np.mean(np.asarray(y) != np.asarray(p))),
+}
+
+
+def _final(model):
+    return model.steps[-1][1] if isinstance(model, Pipeline) else model
+
+
+def _prefixed(model, grid: dict) -> dict:
+    """Grid keys as the model sees them: ``C`` → ``svor__C`` when the learner ends a pipeline."""
+    if not isinstance(model, Pipeline):
+        return dict(grid)
+    last = model.steps[-1][0]
+    return {f"{last}__{key}": list(values) for key, values in grid.items()}
+
+
+def _unprefixed(model, key: str) -> str:
+    """``svor__C`` → ``C``: the grid key as configured (without the pipeline step's prefix)."""
+    return key.split("__", 1)[1] if isinstance(model, Pipeline) else key
+
+
+def _plain(model, params: dict) -> str:
+    """The chosen values as configured (no pipeline prefix), as sorted JSON."""
+    plain = {_unprefixed(model, key): value for key, value in params.items()}
+    return json.dumps({k: (v.item() if hasattr(v, "item") else v) for k, v in sorted(plain.items())})
+
+
+@dataclass
+class TrainTestPartitions:
+    """Model selection by cross-validation on each training part, refit, test.
+
+    Parameters
+    ----------
+    splits : which partitions (0-based); ``None`` = all of the data set's, an int = that one.
+    cv_folds : folds of the stratified cross-validation on the training part (shuffled, seeded
+        by the run seed and the partition).
+    scoring : ``"mae"`` (absolute cost) or ``"zero_one"`` (classification cost): the cost that
+        model selection minimizes; both are measured on the test part.
+    grids : learner name → {parameter: list of values}; a learner without a grid is fitted with
+        its configured values and no cross-validation.
+    """
+
+    splits: int | list[int] | None = None
+    cv_folds: int = 5
+    scoring: str = "mae"
+    grids: dict = field(default_factory=dict)
+
+    keys = ("bins", "split")  # the table's protocol keys
+    splits_data = True  # the app puts a feature map into each learner's pipeline
+
+    def __post_init__(self):
+        check_positive(self, ("cv_folds",))
+        if self.cv_folds < 2:
+            raise ValueError(f"protocol.cv_folds must be at least 2, got {self.cv_folds}")
+        check_choice(self, "scoring", SCORINGS)
+        for name, grid in self.grids.items():
+            if not isinstance(grid, dict) or not all(isinstance(v, list) and v for v in grid.values()):
+                raise ValueError(f"protocol.grids.{name} must map parameter names to non-empty "
+                                 f"lists of values, got {grid!r}")
+
+    def chosen_splits(self, n_splits: int) -> list[int]:
+        splits = range(n_splits) if self.splits is None else np.atleast_1d(self.splits).tolist()
+        for split in splits:
+            if not isinstance(split, int) or isinstance(split, bool) or not 0 <= split < n_splits:
+                raise ValueError(f"protocol.splits: partition {split!r} is not in 0..{n_splits - 1}")
+        return list(splits)
+
+    def check_learners(self, learners: dict) -> None:
+        unknown = sorted(set(self.grids) - set(learners))
+        if unknown:
+            raise ValueError(f"protocol.grids names {unknown}, which are not among the algorithms "
+                             f"{sorted(learners)}")
+        for name, learner in learners.items():
+            valid = learner.get_params()
+            for key in _prefixed(learner, self.grids.get(name, {})):
+                if key not in valid:
+                    raise ValueError(f"protocol.grids.{name}: {_unprefixed(learner, key)!r} is not a "
+                                     f"parameter of {type(_final(learner)).__name__}")
+
+    def iter_run(self, dataset, learners: dict, features=None, seed: int = 0):
+        """Yield one tidy table per (learner, partition), partition by partition."""
+        if features is not None:
+            raise ValueError("TrainTestPartitions takes the feature map inside each learner's pipeline")
+        self.check_learners(learners)
+        splits = self.chosen_splits(dataset.n_splits)
+        for split in splits:
+            X_train, y_train, X_test, y_test = dataset.split(split)
+            check_ranks(y_train, dataset.n_ranks, f"training labels of partition {split}")
+            check_ranks(y_test, dataset.n_ranks, f"test labels of partition {split}")
+            folds = StratifiedKFold(self.cv_folds, shuffle=True,
+                                    random_state=np.random.SeedSequence([seed, split]).generate_state(1)[0])
+            for name, learner in learners.items():
+                rows = self.evaluate(learner, self.grids.get(name, {}), folds,
+                                     X_train, y_train, X_test, y_test)
+                table = pd.DataFrame(rows, columns=["metric", "value", "params", "status"])
+                table.insert(0, "split", split)
+                table.insert(0, "bins", dataset.n_ranks)
+                table.insert(0, "algorithm", name)
+                yield table
+
+    def evaluate(self, learner, grid, folds, X_train, y_train, X_test, y_test) -> list[tuple]:
+        """Select, refit and test one learner on one partition: rows (metric, value, params, status)."""
+        start = time.perf_counter()
+        params, cv_seconds, fit_seconds = {}, 0.0, float("nan")
+        try:
+            if grid:
+                params = self.select(learner, grid, folds, X_train, y_train)
+                cv_seconds = time.perf_counter() - start
+            start = time.perf_counter()
+            model = clone(learner).set_params(**params).fit(X_train, y_train)
+            fit_seconds = time.perf_counter() - start
+            predicted = np.asarray(model.predict(X_test))
+            status = str(getattr(_final(model), "status_", "ok"))
+            errors = {name: cost(y_test, predicted) for name, cost in SCORINGS.items()}
+        except Exception as error:  # noqa: BLE001 - recorded in the table, never lost silently
+            status = f"failed: {type(error).__name__}: {error}"[:500]
+            log.warning("%s failed: %s", type(_final(learner)).__name__, status)
+            errors = dict.fromkeys(SCORINGS, float("nan"))
+        chosen = _plain(learner, params)
+        return [(name, value, chosen, status) for name, value in errors.items()] + [
+            ("fit_seconds", fit_seconds, chosen, status), ("cv_seconds", cv_seconds, chosen, status)]
+
+    def select(self, learner, grid, folds, X, y) -> dict:
+        """The grid point with the lowest cross-validated cost (ties: the first in grid order)."""
+        cost = SCORINGS[self.scoring]
+        search = GridSearchCV(clone(learner), _prefixed(learner, grid), cv=folds, refit=False,
+                              scoring=make_scorer(cost, greater_is_better=False),
+                              error_score=np.nan)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FitFailedWarning)
+            warnings.filterwarnings("ignore", message="The least populated class")
+            warnings.filterwarnings("ignore", message="One or more of the test scores are non-finite")
+            search.fit(X, y)
+        scores = search.cv_results_["mean_test_score"]
+        if not np.isfinite(scores).any():
+            raise RuntimeError("every grid point failed in cross-validation")
+        return search.cv_results_["params"][int(np.nanargmax(scores))]

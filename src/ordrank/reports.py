@@ -1,0 +1,271 @@
+"""Reports of the batch ordinal-regression benchmark, computed from the tidy results table only.
+
+The table is long: one row per (dataset, bins, algorithm, split, metric) with its ``value``, the
+chosen hyper-parameters ``params`` and a ``status`` ("ok", a solver status, or "failed: ...").
+A failed row has value NaN: it is counted as failed and left out of every mean and test.
+
+A *benchmark* below is one (dataset, bins) pair, e.g. abalone with 10 ranks; each is one "data set"
+for the rank statistics. The metrics are errors (lower is better) or seconds.
+Every function is a pure function of the table; ``write_report`` writes the files, sorted and with
+fixed decimals, so that the same table always gives the same bytes.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ordrank.results import write_table
+
+BLOCK = ["dataset", "bins"]
+METHODS = ["SVORIM", "SVOREX", "Reduction-SVM", "Reduction-SVM-perceptron", "Reduction-tree",
+           "Reduction-boost", "OrderedLogit", "OrderedProbit", "PRank", "MC-SVM", "SVR-round"]
+PEERS = ["skordinal-SVORIM", "skordinal-SVOREX", "skordinal-REDSVM", "skordinal-ORBoost",
+         "mord-LogisticAT", "mord-LogisticIT"]
+ORDER = METHODS + PEERS  # default column order: ordrank's methods first, then the peers
+TITLES = {"mae": "Test mean absolute error", "zero_one": "Test zero-one error"}
+ALPHA = 0.05
+
+
+def metric_rows(table: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """The rows of one metric, with a boolean ``failed`` column; one row per partition required."""
+    rows = table[table["metric"] == metric].copy()
+    status = rows["status"].astype(str) if "status" in rows else pd.Series("ok", index=rows.index)
+    rows["failed"] = rows["value"].isna() | status.str.startswith("failed")
+    rows.loc[rows["failed"], "value"] = np.nan
+    keys = [*BLOCK, "algorithm", "split"]
+    duplicated = rows.duplicated(keys, keep=False)
+    if duplicated.any():
+        first = rows.loc[duplicated, keys].iloc[0].tolist()
+        raise ValueError(f"{metric}: more than one row per partition, e.g. {first}")
+    return rows
+
+
+def summary(table: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Mean ± standard error over partitions per (dataset, bins, algorithm).
+
+    With the n values x_1..x_n of the partitions that did not fail, ``mean`` = Σx/n and
+    ``sem`` = s/√n, where s is the sample standard deviation (divisor n − 1); sem is NaN for n = 1.
+    ``failed`` counts the partitions that failed.
+    """
+    rows = metric_rows(table, metric)
+    out = rows.groupby([*BLOCK, "algorithm"], sort=True).agg(
+        mean=("value", "mean"), sem=("value", "sem"), n=("value", "count"), failed=("failed", "sum"))
+    out = out.reset_index()
+    out["n"] = out["n"].astype(int)
+    out["failed"] = out["failed"].astype(int)
+    return out[[*BLOCK, "algorithm", "mean", "sem", "n", "failed"]]
+
+
+def paired_wilcoxon(table: pd.DataFrame, metric: str, reference: str = "SVORIM") -> pd.DataFrame:
+    """Each algorithm against ``reference`` on the partitions where both have a value.
+
+    The differences d_i = algorithm − reference over the paired partitions go to the two-sided
+    Wilcoxon signed-rank test (zero differences dropped, scipy's default): it ranks |d_i| and asks
+    whether the positive and negative ranks are balanced, i.e. whether the median difference is 0.
+    If every difference is 0 the methods are indistinguishable and p = 1; with no pairs p is NaN.
+    ``sign`` is "better" (lower mean on the pairs), "worse" or "tie"; ``n_pairs`` counts the pairs.
+    """
+    rows = metric_rows(table, metric).dropna(subset=["value"])
+    records = []
+    for (dataset, bins), block in rows.groupby(BLOCK, sort=True):
+        ref = block[block["algorithm"] == reference].set_index("split")["value"]
+        for algorithm, other in block.groupby("algorithm", sort=True):
+            if algorithm == reference:
+                continue
+            pairs = other.set_index("split")["value"].to_frame("x").join(ref.rename("r"), how="inner")
+            diff = (pairs["x"] - pairs["r"]).to_numpy()
+            if len(diff) == 0:
+                pvalue, mean_diff = np.nan, np.nan
+            elif np.all(diff == 0):
+                pvalue, mean_diff = 1.0, 0.0
+            else:
+                pvalue, mean_diff = float(stats.wilcoxon(diff).pvalue), float(diff.mean())
+            sign = ("n/a" if np.isnan(mean_diff) else
+                    "better" if mean_diff < 0 else "worse" if mean_diff > 0 else "tie")
+            records.append({"dataset": dataset, "bins": bins, "algorithm": algorithm,
+                            "reference": reference, "n_pairs": len(diff),
+                            "mean_difference": mean_diff, "pvalue": pvalue, "sign": sign})
+    columns = [*BLOCK, "algorithm", "reference", "n_pairs", "mean_difference", "pvalue", "sign"]
+    return pd.DataFrame(records, columns=columns)
+
+
+def average_ranks(table: pd.DataFrame, metric: str):
+    """Average ranks over benchmarks and the Friedman test; returns ``(ranks, friedman)``.
+
+    In each benchmark (dataset, bins) the algorithms with a mean are ranked by it, 1 = lowest,
+    ties sharing the average of their ranks. ``ranks`` holds per algorithm the mean of its ranks
+    over the benchmarks where it has results (``n_datasets``); averages are comparable only between
+    algorithms present everywhere (``in_friedman``).
+
+    Friedman's test asks whether all k algorithms are equally good: with R_j the average rank of
+    algorithm j over N benchmarks, χ² = 12N/(k(k+1)) Σ_j (R_j − (k+1)/2)², corrected for ties and
+    referred to χ² with k − 1 degrees of freedom (scipy.stats.friedmanchisquare). It needs the same
+    algorithms on every benchmark, so algorithms missing somewhere are left out (listed in
+    ``friedman["left_out"]``), and it is not applicable with fewer than 3 algorithms or 2 benchmarks.
+    Note the benchmarks of one data set with different bins are not independent.
+    """
+    means = summary(table, metric).dropna(subset=["mean"])
+    means["rank"] = means.groupby(BLOCK, sort=True)["mean"].transform(
+        lambda m: stats.rankdata(m.to_numpy(), method="average"))
+    wide = means.pivot_table(index=BLOCK, columns="algorithm", values="mean", aggfunc="first")
+    complete = sorted(wide.columns[wide.notna().all()].tolist())
+    left_out = sorted(set(wide.columns) - set(complete))
+    ranks = means.groupby("algorithm", sort=True).agg(
+        average_rank=("rank", "mean"), n_datasets=("rank", "count")).reset_index()
+    ranks["n_datasets"] = ranks["n_datasets"].astype(int)
+    ranks["in_friedman"] = ranks["algorithm"].isin(complete)
+    ranks = ranks.sort_values(["average_rank", "algorithm"], kind="stable", ignore_index=True)
+    friedman = {"statistic": np.nan, "pvalue": np.nan, "algorithms": complete,
+                "left_out": left_out, "n_datasets": len(wide)}
+    if len(complete) < 3 or len(wide) < 2:
+        friedman["note"] = (f"not applicable ({len(complete)} algorithms with results on every one "
+                            f"of {len(wide)} benchmarks; needs at least 3 algorithms and 2 benchmarks)")
+    else:
+        columns = [wide[name].to_numpy() for name in complete]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            result = stats.friedmanchisquare(*columns)
+        friedman["statistic"], friedman["pvalue"] = float(result.statistic), float(result.pvalue)
+        friedman["note"] = (f"chi2({len(complete) - 1}) = {result.statistic:.3f}, "
+                            f"p = {result.pvalue:.3g}, over {len(complete)} algorithms "
+                            f"and {len(wide)} benchmarks")
+    return ranks, friedman
+
+
+def friedman_line(friedman: dict) -> str:
+    """One markdown sentence for the Friedman result of ``average_ranks``."""
+    line = f"Friedman test: {friedman['note']}."
+    if friedman["left_out"]:
+        line += f" Left out (results missing on some benchmark): {', '.join(friedman['left_out'])}."
+    return line
+
+
+def column_order(algorithms, order=None) -> list[str]:
+    """``order`` (default ORDER) restricted to ``algorithms``, then the others alphabetically."""
+    order = ORDER if order is None else list(order)
+    present = set(algorithms)
+    return [a for a in order if a in present] + sorted(present - set(order))
+
+
+def markdown_table(table: pd.DataFrame, metric: str, reference: str = "SVORIM", order=None,
+                   decimals: int = 3) -> str:
+    """Markdown table: a row per (dataset, bins), a column per algorithm, cells "mean ± s.e.".
+
+    The lowest mean of a row is **bold**; † marks p < 0.05 in the Wilcoxon test against
+    ``reference``; "(k failed)" counts failed partitions. Below: average ranks and Friedman's test.
+    """
+    means = summary(table, metric)
+    tests = paired_wilcoxon(table, metric, reference)
+    significant = set(map(tuple, tests.loc[tests["pvalue"] < ALPHA, [*BLOCK, "algorithm"]].to_numpy()))
+    columns = column_order(means["algorithm"].unique(), order)
+    cells = {tuple(r[:3]): r[3:] for r in means[[*BLOCK, "algorithm", "mean", "sem", "failed"]].to_numpy()}
+    lines = ["| dataset | bins | " + " | ".join(columns) + " |",
+             "|---|---:|" + "---:|" * len(columns)]
+    for (dataset, bins), block in means.groupby(BLOCK, sort=True):
+        best = block["mean"].min()
+        row = []
+        for algorithm in columns:
+            if (dataset, bins, algorithm) not in cells:
+                row.append("–")
+                continue
+            mean, sem, failed = cells[(dataset, bins, algorithm)]
+            if np.isnan(mean):
+                text = "failed"
+            else:
+                text = f"{mean:.{decimals}f}" + ("" if np.isnan(sem) else f" ± {sem:.{decimals}f}")
+                text = f"**{text}**" if mean == best else text
+                text += "†" if (dataset, bins, algorithm) in significant else ""
+            row.append(text + (f" ({int(failed)} failed)" if failed else ""))
+        lines.append(f"| {dataset} | {bins} | " + " | ".join(row) + " |")
+    ranks, friedman = average_ranks(table, metric)
+    by_name = dict(zip(ranks["algorithm"], ranks["average_rank"]))
+    lines.append("| average rank | | " + " | ".join(f"{by_name[a]:.2f}" if a in by_name else "–"
+                                                 for a in columns) + " |")
+    legend = (f"Mean ± standard error over partitions; **bold**: lowest mean of the row; "
+              f"†: differs from {reference} at p < {ALPHA} (two-sided Wilcoxon signed-rank test "
+              f"on paired partitions); average rank: 1 = best, over the benchmarks where present.")
+    return "\n".join(lines) + "\n\n" + legend + "\n\n" + friedman_line(friedman) + "\n"
+
+
+def time_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Mean seconds per (dataset, algorithm) over bins and partitions: refit and model selection."""
+    rows = table[table["metric"].isin(["fit_seconds", "cv_seconds"])]
+    out = rows.groupby(["dataset", "algorithm", "metric"], sort=True)["value"].mean().unstack("metric")
+    out = out.reindex(columns=["fit_seconds", "cv_seconds"]).astype(float).reset_index()
+    out.columns.name = None
+    return out.sort_values(["dataset", "algorithm"], kind="stable", ignore_index=True)
+
+
+def time_markdown(times: pd.DataFrame, order=None, decimals: int = 3) -> str:
+    """Markdown table of ``time_table``: a row per data set, cells "fit / cv" in seconds."""
+    columns = column_order(times["algorithm"].unique(), order)
+    cells = {(d, a): (f, c) for d, a, f, c in times[["dataset", "algorithm", "fit_seconds",
+                                                     "cv_seconds"]].to_numpy()}
+    lines = ["| dataset | " + " | ".join(columns) + " |", "|---|" + "---:|" * len(columns)]
+    for dataset in sorted(times["dataset"].unique()):
+        row = [" / ".join(f"{v:.{decimals}f}" if not np.isnan(v) else "–" for v in cells[(dataset, a)])
+               if (dataset, a) in cells else "–" for a in columns]
+        lines.append(f"| {dataset} | " + " | ".join(row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def fixed(frame: pd.DataFrame, decimals: int = 6) -> pd.DataFrame:
+    """Float columns as text with fixed decimals (p-values in scientific notation); NaN → ""."""
+    frame = frame.copy()
+    for name in frame.columns:
+        if pd.api.types.is_float_dtype(frame[name]):
+            spec = ".4e" if name == "pvalue" else f".{decimals}f"
+            frame[name] = [("" if np.isnan(v) else format(v, spec)) for v in frame[name]]
+    return frame
+
+
+def write_text(text: str, path: Path) -> Path:
+    """Write ``text`` to ``path`` atomically (a temp file beside it, then a rename)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
+
+
+def write_report(table: pd.DataFrame, out_dir, reference: str = "SVORIM", order=None) -> Path:
+    """Write report.md and the summary, Wilcoxon, rank and time CSVs under ``out_dir``."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    scored = table[table["metric"].isin(list(TITLES))]
+    n_splits = scored["split"].nunique()
+    n_benchmarks = len(scored[BLOCK].drop_duplicates())
+    parts = [
+        "# Batch ordinal-regression benchmark",
+        "",
+        f"Generated from the tidy results table by `experiments/report_svor_benchmark.py` — do not "
+        f"edit by hand. Covers {scored['dataset'].nunique()} data sets ({n_benchmarks} data set × "
+        f"bins benchmarks), {n_splits} partitions and {scored['algorithm'].nunique()} algorithms; "
+        f"Wilcoxon reference: {reference}.",
+    ]
+    for metric, title in TITLES.items():
+        parts += ["", f"## {title}", ""]
+        if not (table["metric"] == metric).any():
+            parts.append("No results for this metric.")
+        else:
+            parts.append(markdown_table(table, metric, reference, order).rstrip("\n"))
+        write_table(fixed(summary(table, metric)), out_dir / f"summary_{metric}.csv")
+        write_table(fixed(paired_wilcoxon(table, metric, reference)), out_dir / f"wilcoxon_{metric}.csv")
+        write_table(fixed(average_ranks(table, metric)[0]), out_dir / f"ranks_{metric}.csv")
+    times = time_table(table)
+    parts += ["", "## Training time (seconds)", "",
+              "Mean over bins and partitions: refit on the whole training part / cross-validated "
+              "model selection.", "", time_markdown(times, order).rstrip("\n")]
+    write_table(fixed(times), out_dir / "times.csv")
+    return write_text("\n".join(parts) + "\n", out_dir / "report.md")

@@ -1,0 +1,127 @@
+"""Ordered logit / probit against statsmodels' own fit, and the PRank paper's two baselines."""
+import warnings
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+from sklearn.datasets import load_diabetes
+from sklearn.dummy import DummyRegressor
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LinearRegression
+from sklearn.model_selection import GridSearchCV
+from sklearn.svm import SVC, SVR
+from sklearn.utils.estimator_checks import parametrize_with_checks
+from statsmodels.miscmodels.ordinal_model import OrderedModel
+
+from ordrank.algorithms._ordinal import FitFailed
+from ordrank.algorithms.batch.baselines import NominalClassification, RoundedRegression
+from ordrank.algorithms.batch.ordered import OrderedRegression, independent_columns
+
+
+def diabetes_ranks():
+    """442 patients: BMI, blood pressure, s5 (serum); disease progression cut at its quartiles."""
+    data = load_diabetes()
+    X = data.data[:, [2, 3, 8]] * 20  # the bundled features are scaled to unit norm; undo roughly
+    y = 1 + np.digitize(data.target, np.quantile(data.target, [0.25, 0.5, 0.75]))
+    return X, y
+
+
+@pytest.mark.parametrize("distr", ["logit", "probit"])
+def test_matches_statsmodels(distr):
+    X, y = diabetes_ranks()
+    model = OrderedRegression(distr).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = OrderedModel(y, X, distr=distr).fit(method="bfgs", disp=False)
+    assert model.status_ == "converged" and model.converged_
+    np.testing.assert_allclose(model.coef_, ref.params[:3], atol=1e-4)
+    thresholds = ref.model.transform_threshold_params(ref.params)[1:-1]
+    np.testing.assert_allclose(model.thresholds_, thresholds, atol=1e-4)
+    assert np.all(np.diff(model.thresholds_) > 0)
+    np.testing.assert_allclose(model.predict_proba(X), ref.predict(X), atol=1e-6)
+    np.testing.assert_array_equal(model.predict(X), 1 + ref.predict(X).argmax(1))
+    np.testing.assert_allclose(model.decision_function(X), X @ model.coef_)
+    assert model.score(X, y) > -1  # better than a constant guess on quartiles (MAE 1)
+    # independently of statsmodels' parametrization: (coef_, thresholds_) maximize the likelihood
+    F = {"logit": lambda t: 1 / (1 + np.exp(-t)), "probit": lambda t: norm.cdf(t)}[distr]
+
+    def loglike(theta):
+        beta, cuts = theta[:3], np.concatenate([[-np.inf], theta[3:], [np.inf]])
+        return np.sum(np.log(F(cuts[y] - X @ beta) - F(cuts[y - 1] - X @ beta)))
+
+    theta = np.concatenate([model.coef_, model.thresholds_])
+    assert loglike(theta) == pytest.approx(ref.llf, rel=1e-10)
+    gradient = [(loglike(theta + h) - loglike(theta - h)) / 2e-6 for h in np.eye(6) * 1e-6]
+    # statsmodels' BFGS stops once the gradient of the MEAN log-likelihood is below gtol = 1e-5
+    np.testing.assert_allclose(gradient, 0, atol=2e-5 * len(y))
+
+
+def test_constant_and_collinear_columns_are_dropped():
+    X, y = diabetes_ranks()
+    wide = np.column_stack([X, np.full(len(X), 3.0), X[:, 0] - 2 * X[:, 1] + 1.0, np.zeros(len(X))])
+    keep = independent_columns(wide)  # one of columns 0, 1, 4 may go: any two of them suffice
+    assert keep.sum() == 3 and not keep[[3, 5]].any() and keep[2]
+    model = OrderedRegression().fit(wide, y)
+    assert model.support_.sum() == 3 and model.coef_[~model.support_].tolist() == [0.0] * 3
+    np.testing.assert_array_equal(model.predict(wide), OrderedRegression().fit(X, y).predict(X))
+    assert OrderedRegression().fit(np.ones((6, 2)), [1, 2, 3, 1, 2, 3]).coef_.tolist() == [0, 0]
+
+
+def test_non_convergence_and_failure_are_reported(monkeypatch):
+    X, y = diabetes_ranks()
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        model = OrderedRegression(maxiter=1).fit(X, y)
+    assert model.status_ == "not converged" and not model.converged_
+
+    def broken(*args, **kwargs):
+        raise np.linalg.LinAlgError("singular matrix")
+
+    monkeypatch.setattr(OrderedModel, "fit", broken)
+    with pytest.raises(FitFailed, match=r"OrderedRegression\(distr='probit'\).*singular"):
+        OrderedRegression("probit").fit(X, y)
+
+
+def test_labels_are_any_sortable_values():
+    X, y = diabetes_ranks()
+    labels = np.array(["a", "b", "c", "d"])[y - 1]
+    model = OrderedRegression().fit(X, labels)
+    assert model.classes_.tolist() == ["a", "b", "c", "d"]
+    ranks = OrderedRegression().fit(X, y).predict(X)
+    np.testing.assert_array_equal(model.predict(X), np.array(["a", "b", "c", "d"])[ranks - 1])
+
+
+def test_rounded_regression_rounds_half_up_and_clips():
+    X = np.zeros((4, 1))
+    assert RoundedRegression(DummyRegressor(strategy="constant", constant=2.5)).fit(
+        X, [1, 2, 3, 4]).predict(X).tolist() == [3] * 4
+    x = np.arange(8.0)[:, None]
+    model = RoundedRegression(LinearRegression()).fit(x, [1, 1, 2, 2, 3, 3, 4, 4])
+    assert model.predict([[-50.0], [50.0]]).tolist() == [1, 4]
+    assert isinstance(model.estimator_, LinearRegression)
+
+
+def test_grid_search_over_baselines():
+    X, y = diabetes_ranks()
+    for model, grid in [(RoundedRegression(SVR()), {"regressor__C": [0.1, 1.0]}),
+                        (NominalClassification(SVC()), {"classifier__C": [0.1, 1.0]})]:
+        search = GridSearchCV(model, grid, cv=3).fit(X, y)
+        assert search.best_score_ > -1.2
+        assert search.best_estimator_.estimator_.C in (0.1, 1.0)
+
+
+LATENT_SCORE = {
+    "check_classifiers_train": "decision_function is the latent score x·β, not a margin: with two "
+    "ranks its sign is not the predicted class (that needs x·β > θ_1)",
+    "check_classifiers_classes": "decision_function is one latent score per row, not one column "
+    "per class; the rank comes from the thresholds",
+}
+
+
+def expected_failures(estimator):
+    return LATENT_SCORE if isinstance(estimator, OrderedRegression) else {}
+
+
+@parametrize_with_checks([OrderedRegression(), RoundedRegression(), NominalClassification()],
+                         expected_failed_checks=expected_failures)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)

@@ -1,0 +1,175 @@
+"""Benchmark reports and scatter figures from a synthetic tidy table with known differences."""
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from ordrank.plotting.scatter import benchmark_scatter_figure
+from ordrank.reports import (average_ranks, markdown_table, paired_wilcoxon, summary, time_table,
+                             write_report)
+from ordrank.results import write_table
+
+DATASETS = {"pyrim": 0.40, "machine": 0.60, "housing": 0.80}
+SPLITS = 20
+
+
+def make_table():
+    """SVORIM noisy; Reduction-SVM always 0.05 lower; skordinal-SVORIM identical; PRank 0.2 higher.
+
+    MC-SVM only on two data sets; PRank fails on pyrim partition 3.
+    """
+    rng = np.random.default_rng(0)
+    rows = []
+    for dataset, base in DATASETS.items():
+        svorim = base + rng.normal(0, 0.02, SPLITS)
+        values = {"SVORIM": svorim, "skordinal-SVORIM": svorim.copy(),
+                  "Reduction-SVM": svorim - 0.05 + rng.uniform(-0.01, 0.01, SPLITS),
+                  "PRank": svorim + 0.2 + rng.normal(0, 0.02, SPLITS)}
+        if dataset != "housing":
+            values["MC-SVM"] = svorim + 0.1
+        for algorithm, mae in values.items():
+            for split in range(SPLITS):
+                failed = algorithm == "PRank" and dataset == "pyrim" and split == 3
+                status = "failed: diverged" if failed else "ok"
+                for metric, value in [("mae", mae[split]), ("zero_one", mae[split] / 2),
+                                      ("fit_seconds", 1.0 + split), ("cv_seconds", 10.0)]:
+                    rows.append({"experiment": "svor_benchmark", "dataset": dataset,
+                                 "algorithm": algorithm, "bins": 10, "split": split,
+                                 "metric": metric, "value": np.nan if failed else value,
+                                 "params": '{"C": 1.0}', "status": status, "config.seed": 0})
+    return pd.DataFrame(rows).sample(frac=1.0, random_state=1, ignore_index=True)  # order must not matter
+
+
+@pytest.fixture(scope="module")
+def table():
+    return make_table()
+
+
+def cell(frame, dataset, algorithm):
+    return frame[(frame.dataset == dataset) & (frame.algorithm == algorithm)].iloc[0]
+
+
+def test_summary_against_hand_computation(table):
+    got = summary(table, "mae")
+    x = table[(table.metric == "mae") & (table.dataset == "machine") & (table.algorithm == "SVORIM")].value
+    row = cell(got, "machine", "SVORIM")
+    assert row["mean"] == pytest.approx(x.sum() / 20)
+    assert row["sem"] == pytest.approx(np.sqrt(((x - x.mean()) ** 2).sum() / 19) / np.sqrt(20))
+    assert (row["n"], row["failed"]) == (20, 0)
+
+
+def test_failed_rows_counted_and_excluded(table):
+    row = cell(summary(table, "mae"), "pyrim", "PRank")
+    ok = table[(table.metric == "mae") & (table.dataset == "pyrim") & (table.algorithm == "PRank")
+               & (table.split != 3)].value
+    assert (row["n"], row["failed"]) == (19, 1)
+    assert row["mean"] == pytest.approx(ok.mean())
+    tests = paired_wilcoxon(table, "mae")
+    assert cell(tests, "pyrim", "PRank")["n_pairs"] == 19
+
+
+def test_wilcoxon_better_and_identical(table):
+    tests = paired_wilcoxon(table, "mae", reference="SVORIM")
+    assert "SVORIM" not in set(tests.algorithm)
+    better = tests[tests.algorithm == "Reduction-SVM"]
+    assert (better.pvalue < 1e-4).all() and (better.sign == "better").all()
+    same = tests[tests.algorithm == "skordinal-SVORIM"]
+    assert (same.pvalue == 1.0).all() and (same.sign == "tie").all()
+    assert (tests[tests.algorithm == "PRank"].sign == "worse").all()
+
+
+def test_bold_best_and_marker(table):
+    text = markdown_table(table, "mae", reference="SVORIM",
+                          order=["SVORIM", "Reduction-SVM", "PRank", "MC-SVM", "skordinal-SVORIM"])
+    lines = text.splitlines()
+    assert lines[0] == "| dataset | bins | SVORIM | Reduction-SVM | PRank | MC-SVM | skordinal-SVORIM |"
+    means = summary(table, "mae")
+    for dataset in DATASETS:
+        cells = [c.strip() for c in next(l for l in lines if l.startswith(f"| {dataset} |")).split("|")[1:-1]]
+        bold = [i for i, c in enumerate(cells) if c.startswith("**")]
+        assert bold == [3]  # Reduction-SVM
+        expected = cell(means, dataset, "Reduction-SVM")
+        assert cells[3] == f"**{expected['mean']:.3f} ± {expected['sem']:.3f}**†"
+        assert not cells[2].endswith("†") and not cells[6].endswith("†")  # reference, identical peer
+    assert "(1 failed)" in next(l for l in lines if l.startswith("| pyrim |"))
+    assert next(l for l in lines if l.startswith("| housing |")).split("|")[6].strip() == "–"
+    assert any(l.startswith("| average rank |") for l in lines)
+    assert "Friedman test: chi2(3)" in text and "Left out (results missing on some benchmark): MC-SVM" in text
+
+
+def test_average_ranks_and_friedman_against_scipy(table):
+    ranks, friedman = average_ranks(table, "mae")
+    wide = summary(table, "mae").pivot(index="dataset", columns="algorithm", values="mean")
+    for algorithm in wide.columns:
+        per_dataset = [stats.rankdata(row.dropna().to_numpy())[list(row.dropna().index).index(algorithm)]
+                       for _, row in wide.iterrows() if not np.isnan(row[algorithm])]
+        got = ranks.set_index("algorithm").loc[algorithm]
+        assert got.average_rank == pytest.approx(np.mean(per_dataset))
+        assert got.n_datasets == len(per_dataset)
+    assert ranks.algorithm.iloc[0] == "Reduction-SVM"
+    complete = ["PRank", "Reduction-SVM", "SVORIM", "skordinal-SVORIM"]
+    assert friedman["algorithms"] == complete and friedman["left_out"] == ["MC-SVM"]
+    expected = stats.friedmanchisquare(*[wide[a].to_numpy() for a in complete])
+    assert friedman["statistic"] == pytest.approx(expected.statistic)
+    assert friedman["pvalue"] == pytest.approx(expected.pvalue)
+
+
+def test_friedman_not_applicable(table):
+    two = table[table.algorithm.isin(["SVORIM", "PRank"])]
+    _, friedman = average_ranks(two, "mae")
+    assert np.isnan(friedman["statistic"]) and friedman["note"].startswith("not applicable")
+    one_dataset = table[table.dataset == "pyrim"]
+    assert average_ranks(one_dataset, "mae")[1]["note"].startswith("not applicable")
+
+
+def test_time_table(table):
+    times = time_table(table)
+    assert list(times.columns) == ["dataset", "algorithm", "fit_seconds", "cv_seconds"]
+    row = cell(times, "machine", "SVORIM")
+    assert (row.fit_seconds, row.cv_seconds) == (pytest.approx(10.5), 10.0)
+
+
+def test_report_is_deterministic(table, tmp_path):
+    first = write_report(table, tmp_path / "a")
+    write_report(table.iloc[::-1], tmp_path / "b")
+    names = ["report.md", "summary_mae.csv", "summary_zero_one.csv", "wilcoxon_mae.csv",
+             "wilcoxon_zero_one.csv", "ranks_mae.csv", "ranks_zero_one.csv", "times.csv"]
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == sorted(names)  # no temp files
+    for name in names:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+    before = first.read_bytes()
+    write_report(table, tmp_path / "a")
+    assert first.read_bytes() == before
+    text = before.decode()
+    assert "do not edit by hand" in text and "3 data sets" in text and "20 partitions" in text
+    for title in ("## Test mean absolute error", "## Test zero-one error", "## Training time (seconds)"):
+        assert title in text
+
+
+def test_duplicate_partitions_rejected(table):
+    with pytest.raises(ValueError, match="more than one row per partition"):
+        summary(pd.concat([table, table.iloc[:1]]), table.metric.iloc[0])
+
+
+def test_figure_written_and_deterministic(table, tmp_path):
+    pairs = [("SVORIM", "Reduction-SVM"), ("SVORIM", "PRank"), ("skordinal-ORBoost", "Reduction-boost")]
+    one = benchmark_scatter_figure(table, pairs, tmp_path / "one.png")
+    two = benchmark_scatter_figure(table, pairs, tmp_path / "two.png")
+    assert one.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert one.read_bytes() == two.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["one.png", "two.png"]
+
+
+def test_cli(table, tmp_path, capsys):
+    script = Path(__file__).resolve().parents[1] / "experiments" / "report_svor_benchmark.py"
+    spec = importlib.util.spec_from_file_location("report_svor_benchmark", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    path = write_table(table, tmp_path / "benchmark.parquet")
+    module.main(["--table", str(path), "--out", str(tmp_path / "out"),
+                 "--figure", str(tmp_path / "fig.png")])
+    assert (tmp_path / "out" / "report.md").is_file() and (tmp_path / "fig.png").is_file()
+    assert "wrote" in capsys.readouterr().out
