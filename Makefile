@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 export ORDRANK_DATA ?= $(abspath ../shared/data)
 
-.PHONY: setup run reproduce test test-fast figures bench clean
+.PHONY: setup run reproduce benchmark benchmark-quick test test-fast figures bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,19 @@ reproduce: $(STAMP)   ## every experiment of the PRank paper's Figure 4, then it
 	$(BIN)/python run.py +experiment=prank_eachmovie200 dataset=movielens_100k publish=true
 	$(BIN)/python experiments/plot_figure4.py
 
+# The batch benchmark: one joblib job per (data set, partition); a killed sweep started again runs only
+# the jobs without a finished table. Then the tables are merged and the report and figure redrawn.
+benchmark: $(STAMP)   ## svor_benchmark, 10 bins (about an hour on 2 cores)
+	$(BIN)/python run.py -m +experiment=svor_benchmark hydra/launcher=joblib
+	$(BIN)/python -m ordrank.results collect multirun/svor_benchmark/bins10 -o results/svor_benchmark/benchmark.parquet
+	$(BIN)/python experiments/report_svor_benchmark.py
+
+benchmark-quick: $(STAMP)   ## the same code path at CI size (two data sets, two partitions)
+	$(BIN)/python run.py -m +experiment=svor_benchmark_quick hydra/launcher=joblib
+	$(BIN)/python -m ordrank.results collect multirun/svor_benchmark_quick/bins10 -o results/svor_benchmark_quick/benchmark.parquet
+	$(BIN)/python experiments/report_svor_benchmark.py --table results/svor_benchmark_quick/benchmark.parquet \
+		--out results/svor_benchmark_quick --figure figures/svor_benchmark_quick_scatter.png
+
 figures: $(STAMP)
 	$(BIN)/python experiments/plot_figure4.py
 
@@ -41,6 +54,7 @@ test-fast: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_prank_synthetic.py
 	$(BIN)/python benchmarks/bench_eachmovie.py
+	$(BIN)/python benchmarks/bench_svor.py
 
 clean:
 	rm -rf outputs multirun .pytest_cache .hypothesis

@@ -131,3 +131,25 @@ def test_table_does_not_depend_on_where_the_data_is(tmp_path, shared_data_dir):
                         "protocol.n_targets=4", "protocol.record_every=50"])
         tables.append(run(cfg, tmp_path / str(len(tables))).read_bytes())
     assert tables[0] == tables[1]
+
+
+def test_only_picks_algorithms_and_names_an_unknown_one(tmp_path):
+    path = run(make_cfg(["+experiment=prank_synthetic", *TINY, "only=[WH]"]), tmp_path / "a")
+    assert set(pd.read_parquet(path).algorithm) == {"WH"}
+    with pytest.raises(ValueError, match=r"only=\['SVM'\] names no configured algorithm"):
+        build(make_cfg(["+experiment=prank_synthetic", "only=SVM"]))
+
+
+def test_logspace_grids_resolve():
+    cfg = make_cfg(["+experiment=svor_benchmark"])
+    assert list(cfg.grid.C) == [1.0, 10.0, 100.0] and list(cfg.grid.gamma) == [0.01, 0.1, 1.0]
+    assert list(cfg.protocol.grids.SVORIM.C) == [1.0, 10.0, 100.0]
+
+
+def test_resume_skips_only_a_finished_job_of_the_same_config(tmp_path):
+    cfg = make_cfg(["+experiment=prank_synthetic", *TINY, "resume=true"])
+    path = run(cfg, tmp_path)
+    stamp = path.stat().st_mtime_ns
+    assert run(cfg, tmp_path).stat().st_mtime_ns == stamp  # kept
+    changed = make_cfg(["+experiment=prank_synthetic", *TINY, "resume=true", "seed=4"])
+    assert run(changed, tmp_path).stat().st_mtime_ns != stamp  # another config: run again

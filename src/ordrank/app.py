@@ -84,7 +84,11 @@ def build(cfg: DictConfig) -> dict:
         learners[str(name)] = learner
     dataset_spec = OmegaConf.to_container(cfg.dataset, resolve=True)
     dataset_spec.pop("name", None)
-    protocol = instantiate(cfg.protocol, _convert_="all")
+    protocol_spec = OmegaConf.to_container(cfg.protocol, resolve=True)
+    if protocol_spec.get("grids"):  # grids of configured algorithms that `only` leaves out
+        protocol_spec["grids"] = {name: grid for name, grid in protocol_spec["grids"].items()
+                                  if name in learners or name not in cfg.algorithms}
+    protocol = instantiate(protocol_spec, _convert_="all")
     features = instantiate(cfg.features) if cfg.get("features") else None
     if features is not None and getattr(protocol, "splits_data", False):
         learners = {name: make_pipeline(clone(features), learner) for name, learner in learners.items()}

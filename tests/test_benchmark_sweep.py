@@ -1,0 +1,60 @@
+"""The batch benchmark end to end: a joblib sweep of the quick experiment, resume, collect, report."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def sweep(tmp_path, data_dir, *overrides):
+    command = [sys.executable, "run.py", "-m", "+experiment=svor_benchmark_quick",
+               "hydra/launcher=joblib", f"hydra.sweep.dir={tmp_path}/sweep", f"data_dir={data_dir}",
+               *overrides]
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=1200,
+                          env={**os.environ, "HYDRA_FULL_ERROR": "1"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def test_quick_sweep_resume_collect_report(tmp_path, shared_data_dir):
+    """Two jobs of the quick benchmark; a second start skips both; the collector merges them."""
+    sweep(tmp_path, shared_data_dir, "dataset.name=pyrim", "protocol.splits=0,1",
+          "only=[PRank,Reduction-tree,OrderedLogit,skordinal-SVORIM]")
+    tables = sorted((tmp_path / "sweep").rglob("results.parquet"))
+    assert [p.parent.relative_to(tmp_path / "sweep").as_posix() for p in tables] == [
+        "pyrim/split0", "pyrim/split1"]
+    stamps = [p.stat().st_mtime_ns for p in tables]
+    again = sweep(tmp_path, shared_data_dir, "dataset.name=pyrim", "protocol.splits=0,1",
+                  "only=[PRank,Reduction-tree,OrderedLogit,skordinal-SVORIM]")
+    assert "kept (resume=true)" in again.stderr + again.stdout
+    assert [p.stat().st_mtime_ns for p in tables] == stamps  # nothing ran again
+    merged = tmp_path / "all.parquet"
+    subprocess.run([sys.executable, "-m", "ordrank.results", "collect", str(tmp_path / "sweep"),
+                    "-o", str(merged)], cwd=REPO, check=True)
+    table = pd.read_parquet(merged)
+    assert len(table) == 2 * 4 * 4  # splits x algorithms x metrics, each row once
+    assert not table.duplicated(["algorithm", "split", "metric"]).any()
+    mae = table[table.metric == "mae"]
+    assert mae.value.between(0, 9).all() and (mae.status != "").all()
+    subprocess.run([sys.executable, "experiments/report_svor_benchmark.py", "--table", str(merged),
+                    "--out", str(tmp_path / "report"), "--figure", str(tmp_path / "scatter.png"),
+                    "--reference", "skordinal-SVORIM"], cwd=REPO, check=True)
+    assert "PRank" in (tmp_path / "report" / "report.md").read_text()
+
+
+@pytest.mark.slow
+def test_quick_benchmark_every_algorithm(tmp_path, shared_data_dir):
+    """svor_benchmark_quick as CI runs it: every algorithm and peer, two sets, two partitions."""
+    sweep(tmp_path, shared_data_dir)
+    tables = sorted((tmp_path / "sweep").rglob("results.parquet"))
+    assert len(tables) == 4
+    table = pd.concat(map(pd.read_parquet, tables), ignore_index=True)
+    mae = table[table.metric == "mae"]
+    assert mae.algorithm.nunique() == 17 and len(mae) == 17 * 4
+    failed = mae[mae.status.str.startswith("failed")]
+    assert failed.empty, failed[["algorithm", "dataset", "split", "status"]].to_string()
+    assert mae.value.between(0, 9).all()
