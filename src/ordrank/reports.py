@@ -11,15 +11,13 @@ fixed decimals, so that the same table always gives the same bytes.
 """
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ordrank.results import write_table
+from ordrank.results import atomic_path, write_table
 
 BLOCK = ["dataset", "bins"]
 METHODS = ["SVORIM", "SVOREX", "Reduction-SVM", "Reduction-SVM-perceptron", "Reduction-tree",
@@ -225,17 +223,8 @@ def fixed(frame: pd.DataFrame, decimals: int = 6) -> pd.DataFrame:
 
 def write_text(text: str, path: Path) -> Path:
     """Write ``text`` to ``path`` atomically (a temp file beside it, then a rename)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
     return path
 
 

@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -73,19 +74,18 @@ def finalize(table: pd.DataFrame, experiment: str, dataset: str, config: dict,
     return table.sort_values(ordered, kind="stable", ignore_index=True)
 
 
-def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
-    """Write ``table`` to ``path`` (.parquet or .csv) atomically: a temp file, then a rename."""
+@contextmanager
+def atomic_path(path: str | os.PathLike):
+    """Yield a temp path beside ``path``; on success it becomes ``path`` (chmod by umask, rename).
+
+    Readers never see a half-written file, and a failure leaves the old file (if any) untouched.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
     try:
-        if path.suffix == ".parquet":
-            table.to_parquet(tmp, index=False, engine="pyarrow", compression="zstd")
-        elif path.suffix == ".csv":
-            table.to_csv(tmp, index=False, float_format="%.17g")
-        else:
-            raise ValueError(f"unknown table format {path.suffix!r} for {path}: use .parquet or .csv")
+        yield tmp
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
@@ -93,6 +93,18 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
+    """Write ``table`` to ``path`` (.parquet or .csv) atomically: a temp file, then a rename."""
+    path = Path(path)
+    if path.suffix not in (".parquet", ".csv"):
+        raise ValueError(f"unknown table format {path.suffix!r} for {path}: use .parquet or .csv")
+    with atomic_path(path) as tmp:
+        if path.suffix == ".parquet":
+            table.to_parquet(tmp, index=False, engine="pyarrow", compression="zstd")
+        else:
+            table.to_csv(tmp, index=False, float_format="%.17g")
     return path
 
 
@@ -101,15 +113,8 @@ def publish(path: str | os.PathLike, results_dir: str | os.PathLike, experiment:
     """Copy a run's table, byte for byte, to ``<results_dir>/<experiment>/<name><suffix>`` atomically."""
     path = Path(path)
     target = Path(results_dir) / experiment / f"{name}{path.suffix}"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
+    with atomic_path(target) as tmp:
         shutil.copyfile(path, tmp)
-        os.replace(tmp, target)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
     return target
 
 

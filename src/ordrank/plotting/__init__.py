@@ -1,4 +1,5 @@
 """Figures drawn from results tables only (never from a model)."""
-from ordrank.plotting.curves import plot_curves, online_figure
+from ordrank.plotting.curves import online_figure, plot_curves
+from ordrank.plotting.scatter import benchmark_scatter_figure, scatter_versus
 
-__all__ = ["plot_curves", "online_figure"]
+__all__ = ["plot_curves", "online_figure", "scatter_versus", "benchmark_scatter_figure"]

@@ -5,8 +5,6 @@ standard-error bars both ways; points below the diagonal y = x favour the y algo
 """
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import matplotlib
@@ -15,6 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from ordrank.reports import summary  # noqa: E402
+from ordrank.results import atomic_path  # noqa: E402
 
 PAIRS = [("SVORIM", "Reduction-SVM"), ("SVORIM", "Reduction-tree"),
          ("skordinal-ORBoost", "Reduction-boost")]
@@ -65,18 +64,9 @@ def benchmark_scatter_figure(table, pairs, path, metric="mae", dpi=DPI):
     for ax, (x_algorithm, y_algorithm) in zip(axes[0], pairs):
         scatter_versus(table, x_algorithm, y_algorithm, metric, ax)
     fig.tight_layout()
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
     try:
-        fig.savefig(tmp, format="png", dpi=dpi, metadata={"Software": None})
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, format="png", dpi=dpi, metadata={"Software": None})
     finally:
         plt.close(fig)
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return path
+    return Path(path)
