@@ -206,3 +206,53 @@ def test_osqp_solver_close_to_clarabel():
     b = SVOR(tol=1e-6).fit(X, y)
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-3)
     assert np.mean(a.predict(X) == b.predict(X)) >= 0.95
+
+
+def test_pivoted_cholesky():
+    rng = np.random.default_rng(4)
+    B = rng.normal(size=(50, 3))
+    L = svor.pivoted_cholesky(B @ B.T, 1e-10, 10)  # rank 3: three columns, exact
+    assert L.shape == (50, 3)
+    np.testing.assert_allclose(L @ L.T, B @ B.T, atol=1e-10)
+    K = np.exp(-0.1 * ((B[:, None] - B[None]) ** 2).sum(-1))  # full rank, fast decay
+    L = svor.pivoted_cholesky(K, 1e-6, 50)
+    assert np.trace(K - L @ L.T) <= 1e-6 * np.trace(K) and L.shape[1] < 50
+    assert svor.pivoted_cholesky(K, 1e-6, L.shape[1] - 1) is None  # more than max_rank columns
+    assert svor.pivoted_cholesky(-np.eye(5), 1e-6, 5) is None  # not PSD
+
+
+def both_forms(X, y, **params):
+    """The fit with the automatic choice of form, and with the exact n × n form forced."""
+    svor.clear_cache()
+    auto = SVOR(**params).fit(X, y)
+    svor.clear_cache()
+    with mock.patch.object(svor, "MAX_RANK", 0.0):
+        exact = SVOR(**params).fit(X, y)
+    svor.clear_cache()
+    return auto, exact
+
+
+@pytest.mark.parametrize("constraints", ["implicit", "explicit"])
+@pytest.mark.parametrize("params", [{"gamma": 0.1, "C": 1.0}, {"gamma": 0.1, "C": 10.0},
+                                    {"kernel": "poly", "gamma": 0.2}])
+def test_low_rank_factor_agrees_with_exact_form(constraints, params):
+    """Where K ≈ LLᵀ has few columns (here 2 features: r = 47 of n = 400) the factored dual has the
+    exact dual's optimum, thresholds and predictions."""
+    X, y = small_data(5, n=400, d=2, k=5)
+    factored, exact = both_forms(X, y, constraints=constraints, tol=1e-6, **params)
+    assert exact.kernel_rank_ is None and factored.kernel_rank_ <= svor.MAX_RANK * len(X)
+    assert factored.objective_ == pytest.approx(exact.objective_, rel=1e-6)
+    np.testing.assert_allclose(factored.thresholds_, exact.thresholds_, atol=1e-3)
+    np.testing.assert_allclose(factored.decision_function(X), exact.decision_function(X),
+                               atol=1e-3)
+    assert np.mean(factored.predict(X) == exact.predict(X)) >= 0.99
+
+
+@pytest.mark.parametrize("params", [{"gamma": 1.0}, {"kernel": "perceptron"}])
+def test_exact_form_where_the_factor_would_not_help(params):
+    """A narrow Gaussian kernel on 8 features, or the perceptron kernel: the factor would need more
+    than MAX_RANK·n columns, so the exact form is used."""
+    X, y = small_data(6, n=200, d=8)
+    auto, exact = both_forms(X, y, **params)
+    assert auto.kernel_rank_ is None
+    np.testing.assert_array_equal(auto.thresholds_, exact.thresholds_)
