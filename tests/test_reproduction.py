@@ -40,3 +40,28 @@ def test_eachmovie_experiments_reproduce_committed_tables(tmp_path, shared_data_
     expected = {"movielens_100k": {"prank_eachmovie100": 364, "prank_eachmovie200": 149}}
     assert (n_targets == expected.get(dataset, {}).get(experiment, 500)).all()
     assert table.step.max() == int(experiment[-3:])
+
+
+def test_benchmark_report_is_what_the_committed_table_gives(tmp_path):
+    from ordrank.reports import write_report
+
+    committed = REPO / "results" / "svor_benchmark"
+    write_report(pd.read_parquet(committed / "benchmark.parquet"), tmp_path)
+    for name in ("report.md", "summary_mae.csv", "wilcoxon_mae.csv", "ranks_zero_one.csv"):
+        assert (tmp_path / name).read_bytes() == (committed / name).read_bytes(), name
+
+
+@pytest.mark.slow
+def test_svor_benchmark_partition_reproduces_committed_rows(tmp_path, shared_data_dir):
+    """One job of the full benchmark (machine, partition 0, every learner) gives the committed errors."""
+    table = rerun(tmp_path, "svor_benchmark", ["dataset.name=machine", "protocol.splits=0",
+                                               f"data_dir={shared_data_dir}"])
+    committed = pd.read_parquet(REPO / "results" / "svor_benchmark" / "benchmark.parquet")
+    committed = committed[(committed.dataset == "machine") & (committed.split == 0)]
+    keys = ["algorithm", "metric"]
+    errors = ["mae", "zero_one"]
+    new = table[table.metric.isin(errors)].set_index(keys).sort_index()
+    old = committed[committed.metric.isin(errors)].set_index(keys).sort_index()
+    assert len(new) == len(old) == 17 * 2
+    pd.testing.assert_series_equal(new.value, old.value, atol=0.02)  # solver tolerance
+    assert (new.params == old.params).mean() >= 0.9
