@@ -47,8 +47,9 @@ on an EachMovie-style generator and on real MovieLens-100K.
 
 Sections 1 and 2 read only the committed tables in `results/` (made by `make reproduce`). Section 3
 runs one small new experiment, which tests the explanation the README gives for PRank's result on
-rating data: the scale of the features. Figures show the mean ± 1 standard error over sequences or
-target users."""),
+rating data: the scale of the features. Tables give the mean ± 1 standard error over sequences or
+target users. Section 3's figure shows ± 1 standard error, and the learning curves (drawn by
+`ordrank.plotting.online_figure`) state their band's width in the legend."""),
     ("code", SETUP + """\
 from ordrank.plotting import online_figure
 from ordrank.results import read_table, summarize
@@ -83,8 +84,8 @@ print("order at the last round, lowest first:", " < ".join(order))
 assert order == ["PRank", "WH", "MCP"]
 """),
     ("md", """\
-**Matches the paper.** PRank ends lowest (0.433), then WH (0.498), then MCP (0.657), and the
-bands (± 1 s.e. over 100 sequences) are far apart. One caveat, measured in the README: WH's place
+**Matches the paper.** PRank ends lowest (0.433), then WH (0.498), then MCP (0.657). The gaps
+(0.065 and more) are about 60 times the standard errors (0.001 over 100 sequences). One caveat, measured in the README: WH's place
 depends on its step size η, which the paper does not give. With η ≥ 0.1 WH ends *below* PRank (0.404 at
 η = 0.1), and with η ≤ 0.02 it ends above MCP. So the full ordering holds only near the η = 0.05
 used here, which was chosen before any sweep."""),
