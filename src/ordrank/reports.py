@@ -151,7 +151,7 @@ def column_order(algorithms, order=None) -> list[str]:
 
 def markdown_table(table: pd.DataFrame, metric: str, reference: str = "SVORIM", order=None,
                    decimals: int = 3) -> str:
-    """Markdown table: a row per (dataset, bins), a column per algorithm, cells "mean ± s.e.".
+    """Markdown table: a row per (dataset, bins), a column per algorithm, cells "mean ± 1 s.e.".
 
     The lowest mean of a row is **bold**; † marks p < 0.05 in the Wilcoxon test against
     ``reference``; "(k failed)" counts failed partitions. Below: average ranks and Friedman's test.
@@ -183,7 +183,7 @@ def markdown_table(table: pd.DataFrame, metric: str, reference: str = "SVORIM", 
     by_name = dict(zip(ranks["algorithm"], ranks["average_rank"]))
     lines.append("| average rank | | " + " | ".join(f"{by_name[a]:.2f}" if a in by_name else "–"
                                                  for a in columns) + " |")
-    legend = (f"Mean ± standard error over partitions; **bold**: lowest mean of the row; "
+    legend = (f"Mean ± 1 standard error over partitions; **bold**: lowest mean of the row; "
               f"†: differs from {reference} at p < {ALPHA} (two-sided Wilcoxon signed-rank test "
               f"on paired partitions); average rank: 1 = best, over the benchmarks where present.")
     return "\n".join(lines) + "\n\n" + legend + "\n\n" + friedman_line(friedman) + "\n"
@@ -258,3 +258,157 @@ def write_report(table: pd.DataFrame, out_dir, reference: str = "SVORIM", order=
               "model selection.", "", time_markdown(times, order).rstrip("\n")]
     write_table(fixed(times), out_dir / "times.csv")
     return write_text("\n".join(parts) + "\n", out_dir / "report.md")
+
+
+# --- The README's generated tables -----------------------------------------------------------------
+# The README holds tables computed from the committed results tables, between the markers
+#     <!-- BEGIN table:NAME --> ... <!-- END table:NAME -->
+# `experiments/reproduce.py` rewrites them; tests/test_reproduce.py checks they are up to date.
+
+# The papers' order of the benchmark data sets (Chu & Keerthi 2005, Table 1; Li & Lin 2006, Table 1)
+BENCHMARK_DATASETS = ["pyrim", "machine", "housing", "abalone", "stock", "bank2", "computer2",
+                      "calhousing", "census2"]
+# the README's benchmark columns: one per method, each beside its reference implementation
+README_BENCHMARK_COLUMNS = ["SVORIM", "skordinal-SVORIM", "SVOREX", "skordinal-SVOREX", "Reduction-SVM",
+                            "skordinal-REDSVM", "Reduction-SVM-perceptron", "Reduction-tree",
+                            "Reduction-boost", "skordinal-ORBoost", "OrderedLogit", "mord-LogisticAT",
+                            "PRank"]
+
+
+def final_losses(table: pd.DataFrame, metric: str = "time_avg_rank_loss") -> pd.DataFrame:
+    """Per algorithm, the metric at the table's last step: mean, standard error s/√n and n seeds."""
+    rows = table[table["metric"] == metric]
+    if rows.empty:
+        raise ValueError(f"table has no rows with metric {metric!r}")
+    last = rows[rows["step"] == rows["step"].max()]
+    out = last.groupby("algorithm", sort=True)["value"].agg(mean="mean", sem="sem", n="count")
+    out = out.reset_index()
+    out["step"] = int(rows["step"].max())
+    return out
+
+
+def _config_value(table: pd.DataFrame, column: str):
+    """The one value of a ``config.*`` column, or None when the column is absent."""
+    if column not in table.columns:
+        return None
+    values = table[column].unique()
+    if len(values) != 1:
+        raise ValueError(f"{column} takes {len(values)} values in one table: {sorted(map(str, values))}")
+    return values[0]
+
+
+def algorithm_label(table: pd.DataFrame, algorithm: str) -> str:
+    """``algorithm``, with Widrow-Hoff's step size (and whether it is normalized) from the config."""
+    eta = _config_value(table, f"config.algorithms.{algorithm}.eta")
+    if eta is None:
+        return algorithm
+    normalized = _config_value(table, f"config.algorithms.{algorithm}.normalized") in (True, "true")
+    return f"{algorithm} ({'normalized, ' if normalized else ''}η = {float(eta):g})"
+
+
+def _mean_sem(mean: float, sem: float, decimals: int, bold: bool = False) -> str:
+    text = f"{mean:.{decimals}f}"
+    text = f"**{text}**" if bold else text
+    return text + ("" if np.isnan(sem) else f" ± {sem:.{decimals}f}")
+
+
+def online_final_markdown(table: pd.DataFrame, unit: str = "sequences", decimals: int = 4) -> str:
+    """Markdown: one row per algorithm (lowest final loss first), "mean ± 1 s.e." over the seeds."""
+    final = final_losses(table).sort_values(["mean", "algorithm"], kind="stable")
+    step = int(final["step"].iloc[0])
+    lines = [f"| algorithm | loss at t = {step} |", "|---|---|"]
+    lines += [f"| {algorithm_label(table, r.algorithm)} | {_mean_sem(r.mean, r.sem, decimals)} |"
+              for r in final.itertuples()]
+    n = int(final["n"].max())
+    return "\n".join(lines) + f"\n\nMean ± 1 standard error over the {n} {unit}.\n"
+
+
+def online_comparison_markdown(rows, algorithms=("PRank", "MCP", "WH"), decimals: int = 3) -> str:
+    """Markdown: a row per (label, table) of ``rows``, a column per algorithm, at each table's last step.
+
+    Cells are "mean ± 1 s.e." over the table's seeds (target users); the lowest mean of a row is bold.
+    Column titles take each algorithm's label (e.g. WH's step size) from the first table.
+    """
+    rows = list(rows)
+    if not rows:
+        raise ValueError("no tables to compare")
+    first = rows[0][1]
+    header = [algorithm_label(first, a) for a in algorithms]
+    lines = ["| data | targets (t = last round) | " + " | ".join(header) + " |",
+             "|---|---|" + "---|" * len(algorithms)]
+    for label, table in rows:
+        final = final_losses(table).set_index("algorithm")
+        missing = [a for a in algorithms if a not in final.index]
+        if missing:
+            raise ValueError(f"{label}: no results for {missing}")
+        best = final.loc[list(algorithms), "mean"].min()
+        cells = [_mean_sem(final.loc[a, "mean"], final.loc[a, "sem"], decimals,
+                           bold=final.loc[a, "mean"] == best) for a in algorithms]
+        targets = int(final["n"].max())
+        lines.append(f"| {label} | {targets:,} (t = {int(final['step'].iloc[0])}) | "
+                     + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n\nMean ± 1 standard error over the target users; bold: lowest of the row.\n"
+
+
+def benchmark_readme_markdown(table: pd.DataFrame, metric: str = "mae", columns=None, bins: int = 10,
+                              decimals: int = 3) -> str:
+    """Markdown: a row per data set (the papers' order), a column per algorithm of ``columns``.
+
+    Cells are "mean ± 1 s.e." over the partitions with ``bins`` ranks; the lowest mean of the row
+    among these columns is bold; "(k failed)" counts failed partitions, "–" marks no results.
+    """
+    columns = README_BENCHMARK_COLUMNS if columns is None else list(columns)
+    means = summary(table[table["bins"] == bins], metric)
+    if means.empty:
+        raise ValueError(f"no {metric} results with bins = {bins}")
+    cells = means.set_index(["dataset", "algorithm"])
+    present = set(means["dataset"])
+    datasets = [d for d in BENCHMARK_DATASETS if d in present] + sorted(present - set(BENCHMARK_DATASETS))
+    lines = ["| data set | " + " | ".join(columns) + " |", "|---|" + "---:|" * len(columns)]
+    for dataset in datasets:
+        shown = [cells.loc[(dataset, a)] if (dataset, a) in cells.index else None for a in columns]
+        best = min((c["mean"] for c in shown if c is not None and not np.isnan(c["mean"])),
+                   default=np.nan)
+        row = []
+        for cell in shown:
+            if cell is None:
+                row.append("–")
+                continue
+            text = "failed" if np.isnan(cell["mean"]) else _mean_sem(cell["mean"], cell["sem"], decimals,
+                                                                     bold=cell["mean"] == best)
+            row.append(text + (f" ({int(cell['failed'])} failed)" if cell["failed"] else ""))
+        lines.append(f"| {dataset} | " + " | ".join(row) + " |")
+    n = int(means["n"].max() + means["failed"].max())
+    return ("\n".join(lines) + f"\n\nTest {LABELS_SHORT.get(metric, metric)}, mean ± 1 standard error "
+            f"over the {n} partitions ({bins} ranks); bold: lowest of the row among these columns.\n")
+
+
+LABELS_SHORT = {"mae": "MAE", "zero_one": "zero-one error"}
+
+
+def marker(name: str) -> tuple[str, str]:
+    """The README's begin and end markers of generated table ``name``."""
+    return f"<!-- BEGIN table:{name} -->", f"<!-- END table:{name} -->"
+
+
+def generated_blocks(text: str) -> dict[str, str]:
+    """The content between every pair of markers in ``text``: {name: content}."""
+    import re
+
+    found = {}
+    for match in re.finditer(r"<!-- BEGIN table:([\w.-]+) -->\n(.*?)<!-- END table:\1 -->", text, re.S):
+        found[match.group(1)] = match.group(2)
+    return found
+
+
+def replace_block(text: str, name: str, content: str, where: str = "README.md") -> str:
+    """``text`` with the content between the markers of ``name`` replaced by ``content``.
+
+    Raises ValueError naming ``where`` and the marker when the pair is missing or not unique.
+    """
+    begin, end = marker(name)
+    if text.count(begin) != 1 or text.count(end) != 1 or text.index(begin) > text.index(end):
+        raise ValueError(f"{where}: expected exactly one '{begin}' followed by one '{end}'")
+    head, rest = text.split(begin)
+    _, tail = rest.split(end)
+    return f"{head}{begin}\n{content.rstrip(chr(10))}\n{end}{tail}"

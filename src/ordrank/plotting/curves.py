@@ -1,4 +1,7 @@
-"""Learning curves: a metric against the step, mean ± standard error over seeds, one line per algorithm."""
+"""Learning curves: a metric against the step, mean ± 1 standard error over seeds, one line per algorithm.
+
+Every figure of the project draws ± 1 standard error (s/√n over seeds, partitions or targets).
+"""
 from __future__ import annotations
 
 import matplotlib
@@ -21,20 +24,29 @@ def plot_curves(ax, table, metric="time_avg_rank_loss", title=None, unit="seeds"
         color = STYLE.get(name)
         ax.plot(curve.step, curve["mean"], label=name, color=color, lw=1.5)
         sem = curve["sem"].fillna(0)
-        ax.fill_between(curve.step, curve["mean"] - 2 * sem, curve["mean"] + 2 * sem,
+        ax.fill_between(curve.step, curve["mean"] - sem, curve["mean"] + sem,
                         color=color, alpha=0.25, lw=0)
     n = int(summary["n"].max())
     ax.set(xlabel="round", ylabel="time-averaged rank loss")
     ax.set_title(f"{title or rows.dataset.iloc[0]}\n(mean over {n} {unit})", fontsize="medium")
     ax.grid(alpha=0.3)
-    ax.legend(frameon=False, title="mean ± 2 s.e.", title_fontsize="small")
+    ax.legend(frameon=False, title="mean ± 1 s.e.", title_fontsize="small")
     return ax
 
 
 def online_figure(panels, metric="time_avg_rank_loss"):
-    """One row of panels; ``panels`` is a list of (title, table, unit). Bands are ±2 standard errors."""
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.8), squeeze=False)
+    """One row of panels sharing one y-scale; ``panels`` is a list of (title, table, unit).
+
+    Bands are ± 1 standard error. The y-axis starts at 0 (a loss) and every panel shows the same range,
+    so heights compare across panels; only the first panel carries the y-axis title.
+    """
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.8), squeeze=False,
+                             sharey=True)
     for ax, (title, table, unit) in zip(axes[0], panels):
         plot_curves(ax, table, metric, title, unit)
+    axes[0, 0].set_ylim(bottom=0)
+    for ax in axes[0, 1:]:
+        ax.set_ylabel("")
+        ax.tick_params(labelleft=True)
     fig.tight_layout()
     return fig

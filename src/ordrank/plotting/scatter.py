@@ -1,7 +1,8 @@
 """Li & Lin (NIPS 2006) style scatter plots: one algorithm's test error against another's.
 
-Each point is one benchmark (dataset, bins) at (mean of x, mean of y) over partitions, with ±1
-standard-error bars both ways; points below the diagonal y = x favour the y algorithm.
+Each point is one benchmark (dataset, bins) at (mean of x, mean of y) over partitions, with ± 1
+standard-error bars both ways; points below the diagonal y = x favour the y algorithm. The panels of
+a figure share one scale (the same limits on both axes of every panel).
 """
 from __future__ import annotations
 
@@ -49,9 +50,10 @@ def scatter_versus(table, x_algorithm, y_algorithm, metric="mae", ax=None):
     low, high = (min(values), max(values)) if values else (0.0, 1.0)
     pad = 0.05 * (high - low or 1.0)
     low, high = max(low - pad, 0.0), high + pad
-    ax.plot([low, high], [low, high], color="0.3", lw=0.8, ls="--", zorder=0)
+    ax.plot([low, high], [low, high], color="0.3", lw=0.8, ls="--", zorder=0, label="_diagonal")
     ax.set(xlim=(low, high), ylim=(low, high), aspect="equal")
-    ax.text(0.97, 0.03, f"below the diagonal: {y_algorithm} better", transform=ax.transAxes,
+    ax.text(0.97, 0.03, f"below the diagonal: {y_algorithm} better\nbars: ± 1 s.e. over partitions",
+            transform=ax.transAxes,
             ha="right", va="bottom", fontsize="x-small", color="0.4")
     ax.grid(alpha=0.3)
     return ax
@@ -63,6 +65,13 @@ def benchmark_scatter_figure(table, pairs, path, metric="mae", dpi=DPI):
     fig, axes = plt.subplots(1, len(pairs), figsize=(4.2 * len(pairs), 4.2), squeeze=False)
     for ax, (x_algorithm, y_algorithm) in zip(axes[0], pairs):
         scatter_versus(table, x_algorithm, y_algorithm, metric, ax)
+    diagonals = {ax: line for ax in axes[0] for line in ax.lines if line.get_label() == "_diagonal"}
+    if diagonals:  # panels with points (not "no results") take the union of their ranges
+        low = min(ax.get_xlim()[0] for ax in diagonals)
+        high = max(ax.get_xlim()[1] for ax in diagonals)
+        for ax, line in diagonals.items():
+            line.set_data([low, high], [low, high])
+            ax.set(xlim=(low, high), ylim=(low, high))
     fig.tight_layout()
     try:
         with atomic_path(path) as tmp:

@@ -1,0 +1,338 @@
+"""Reproduce every paper experiment with one command: run, aggregate, redraw, rewrite the README's tables.
+
+    python experiments/reproduce.py                  # = make reproduce: every experiment at full size
+    python experiments/reproduce.py --quick          # = make reproduce-quick: the same code paths at small
+                                                     #   sizes, written under build/quick/ (git-ignored)
+    python experiments/reproduce.py --list           # the registry, with the data each entry needs
+    python experiments/reproduce.py --only prank_synthetic svor_benchmark   # some entries only
+    python experiments/reproduce.py --redraw         # no runs: reports, figures and README tables only
+
+Steps, in order:
+
+1. compose every entry's configuration (a bad override stops here) and check that every data set the
+   chosen entries need is under the data directory ($ORDRANK_DATA, else data/) -- before any work,
+   naming the fetch command of each missing one;
+2. run each entry: a single run in this process (Hydra's compose API + ``ordrank.app.run``) published
+   to ``<out>/results/<experiment>/<dataset>.parquet``, or a sweep (``run.py -m`` with the joblib
+   launcher, one job per data set x partition; a sweep started again runs only the unfinished jobs)
+   whose tables are collected into one; a progress bar counts entries and sweep jobs;
+3. regenerate the reports and every figure from the tables (``experiments/plot_*.py``,
+   ``experiments/report_*.py``), then the README's generated tables, between
+   ``<!-- BEGIN table:NAME -->`` and ``<!-- END table:NAME -->``.
+
+The output root ``--out`` is the repository for a full run (so it rewrites the committed results,
+figures and README.md) and ``build/quick`` for ``--quick`` (a copy of README.md is rewritten there).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import itertools
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from tqdm import tqdm
+
+REPO = Path(__file__).resolve().parents[1]
+QUICK_OUT = REPO / "build" / "quick"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One paper experiment: ``+experiment=<experiment>`` with ``overrides``.
+
+    ``quick`` overrides shrink it for ``--quick`` (``quick_experiment`` replaces the experiment when
+    set); ``data`` names the data sets it reads (``ordrank.datasets.fetch`` names); ``sweep`` runs it
+    with ``run.py -m`` and collects the jobs' tables into ``<experiment>/benchmark.parquet``.
+    """
+
+    name: str
+    experiment: str
+    overrides: tuple = ()
+    quick: tuple = ()
+    quick_experiment: str | None = None
+    data: tuple = ()
+    sweep: bool = False
+    paper: str = ""
+
+    def config_overrides(self, quick: bool) -> list[str]:
+        experiment = self.quick_experiment if quick and self.quick_experiment else self.experiment
+        return [f"+experiment={experiment}", *self.overrides, *(self.quick if quick else ())]
+
+
+GENERATOR_QUICK = ("dataset.n_users=3000", "dataset.n_items=400", "protocol.n_targets=40")
+MOVIELENS = ("dataset=movielens_100k",)
+
+REGISTRY = [
+    Entry("prank_synthetic", "prank_synthetic",
+          quick=("protocol.n_sequences=10", "protocol.n_rounds=700"),
+          paper="Crammer & Singer 2001, Figure 4 (left)"),
+    Entry("prank_eachmovie100", "prank_eachmovie100", quick=GENERATOR_QUICK,
+          paper="Crammer & Singer 2001, Figure 4 (middle), EachMovie-style generator"),
+    Entry("prank_eachmovie200", "prank_eachmovie200", quick=GENERATOR_QUICK,
+          paper="Crammer & Singer 2001, Figure 4 (right), EachMovie-style generator"),
+    Entry("prank_eachmovie100_movielens", "prank_eachmovie100", MOVIELENS,
+          quick=("protocol.n_targets=40",), data=("movielens-100k",),
+          paper="Crammer & Singer 2001, Figure 4 (middle), MovieLens-100K"),
+    Entry("prank_eachmovie200_movielens", "prank_eachmovie200", MOVIELENS,
+          quick=("protocol.n_targets=40",), data=("movielens-100k",),
+          paper="Crammer & Singer 2001, Figure 4 (right), MovieLens-100K"),
+    Entry("svor_benchmark", "svor_benchmark", quick_experiment="svor_benchmark_quick",
+          data=("orca",), sweep=True,
+          paper="Chu & Keerthi 2005; Li & Lin 2006: 9 data sets x 20 partitions x 17 learners"),
+]
+# Figures and reports, drawn from the tables once every entry has run: (script, arguments(out, quick))
+# (script, its arguments, the table it needs or None); a script whose table is missing is skipped
+FIGURES = [
+    ("plot_figure4.py", lambda out, quick: ["--results", str(out / "results"),
+                                            "--figures", str(out / "figures")],
+     lambda out, quick: None),  # draws every panel whose table exists
+    ("report_svor_benchmark.py", lambda out, quick: [
+        "--table", str(benchmark_table(out, quick)), "--out", str(benchmark_table(out, quick).parent),
+        "--figure", str(out / "figures" / "svor_benchmark_scatter.png")],
+     lambda out, quick: benchmark_table(out, quick)),
+]
+
+
+def benchmark_table(out: Path, quick: bool) -> Path:
+    entry = next(e for e in REGISTRY if e.name == "svor_benchmark")
+    experiment = entry.quick_experiment if quick else entry.experiment
+    return out / "results" / experiment / "benchmark.parquet"
+
+
+def readme_tables(out: Path, quick: bool) -> dict[str, str]:
+    """The README's generated tables, {marker name: markdown}, from the tables under ``out/results``."""
+    from ordrank.reports import benchmark_readme_markdown, online_comparison_markdown, online_final_markdown
+    from ordrank.results import read_table
+
+    results = out / "results"
+    eachmovie = [
+        ("generator, ≥ 100 ratings", "prank_eachmovie100/eachmovie_style.parquet"),
+        ("generator, ≥ 200 ratings", "prank_eachmovie200/eachmovie_style.parquet"),
+        ("MovieLens-100K, ≥ 100", "prank_eachmovie100/movielens_100k.parquet"),
+        ("MovieLens-100K, ≥ 200", "prank_eachmovie200/movielens_100k.parquet"),
+    ]
+    return {
+        "prank_synthetic": online_final_markdown(
+            read_table(results / "prank_synthetic" / "crammer_singer.parquet"), unit="sequences"),
+        "prank_eachmovie": online_comparison_markdown(
+            [(label, read_table(results / path)) for label, path in eachmovie]),
+        "svor_benchmark": benchmark_readme_markdown(read_table(benchmark_table(out, quick))),
+    }
+
+
+def update_readme(path: Path, tables: dict[str, str]) -> bool:
+    """Rewrite the generated tables of the README at ``path``; return whether it changed."""
+    from ordrank.reports import replace_block
+    from ordrank.results import atomic_path
+
+    before = path.read_text(encoding="utf-8")
+    text = before
+    for name, content in tables.items():
+        text = replace_block(text, name, content, where=str(path))
+    if text != before:
+        with atomic_path(path) as tmp:
+            Path(tmp).write_text(text, encoding="utf-8")
+    return text != before
+
+
+def compose(overrides: list[str], hydra_config: bool = False):
+    from hydra import compose as hydra_compose, initialize_config_dir
+
+    with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
+        return hydra_compose("config", overrides=overrides, return_hydra_config=hydra_config)
+
+
+def sweep_jobs(entry: Entry, quick: bool, data_dir: str) -> list[dict]:
+    """The jobs of a sweep entry: one {key: value} per combination of its sweeper params."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    cfg = compose([*entry.config_overrides(quick), f"data_dir={data_dir}"], hydra_config=True)
+    params = {str(k): str(v) for k, v in cfg.hydra.sweeper.params.items()}
+    parsed = OverridesParser.create().parse_overrides([f"{k}={v}" for k, v in params.items()])
+    axes = {o.key_or_group: ([str(v) for v in o.sweep_iterator()] if o.is_sweep_override()
+                             else [o.get_value_element_as_str()]) for o in parsed}
+    return [dict(zip(axes, values)) for values in itertools.product(*axes.values())]
+
+
+def needed_data(entries) -> list[str]:
+    return sorted({name for entry in entries for name in entry.data})
+
+
+# What each data set needs under the data directory and how to get it; used only while
+# ordrank.datasets.fetch (which knows the same, and downloads) is not installed.
+FALLBACK = {
+    "movielens-100k": ([("movielens-100k/u.data", "ml-100k/u.data")],
+                       "download ml-100k.zip from https://grouplens.org/datasets/movielens/100k/ "
+                       "and unpack it into the data directory"),
+    "orca": ([(f"orca-discretized-regression/10bins/{stem}.tar.xz",) for stem in
+              ("pyrim10", "machine10", "housing10", "abalone10", "stock10", "bank2-10", "computer2-10",
+               "calhousing-10", "census2-10")],
+             "download datasets-orreview.zip from http://www.uco.es/grupos/ayrna/orreview and pack each "
+             "<B>bins/<archive>/matlab folder into orca-discretized-regression/<B>bins/<archive>.tar.xz"),
+}
+
+
+def _require_fallback(names, data_dir) -> None:
+    problems = []
+    for name in names:
+        groups, how = FALLBACK[name]
+        absent = [" or ".join(group) for group in groups
+                  if not any((Path(data_dir) / p).is_file() for p in group)]
+        if absent:
+            problems.append(f"- {name}: missing {', '.join(absent)}\n  to get it: {how}")
+    if problems:
+        raise FileNotFoundError(f"data sets missing under {data_dir} (set ORDRANK_DATA or --data-dir):\n"
+                                + "\n".join(problems))
+
+
+def check_data(names: list[str], data_dir: str) -> None:
+    """Stop before any work when a data set is missing, saying how to get each one.
+
+    ``ordrank.datasets.fetch.require`` raises naming each missing set and its fetch command
+    (``python -m ordrank.data fetch NAME``); until that module is installed a local check of the
+    same files is used.
+    """
+    if not names:
+        return
+    try:
+        from ordrank.datasets.fetch import require
+    except ModuleNotFoundError as error:
+        if error.name != "ordrank.datasets.fetch":
+            raise
+        require = _require_fallback
+    require(names, data_dir)
+
+
+def load_script(name: str):
+    """Import ``experiments/<name>`` as a module (its ``main(argv)`` is called in this process)."""
+    path = REPO / "experiments" / name
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_single(entry: Entry, quick: bool, data_dir: str, out: Path) -> Path:
+    """One Hydra job in this process, published to ``<out>/results``; returns the published table."""
+    from ordrank.app import run
+    from ordrank.results import publish
+
+    cfg = compose([*entry.config_overrides(quick), f"data_dir={data_dir}"])
+    workdir = out / "outputs" / entry.name
+    path = run(cfg, workdir)
+    return publish(path, out / "results", cfg.experiment, cfg.dataset.name)
+
+
+def run_sweep(entry: Entry, quick: bool, data_dir: str, out: Path, bar_position: int = 1) -> Path:
+    """``run.py -m`` with the joblib launcher in a subprocess (log in ``<out>/logs``), a bar over its
+    jobs (counted by their FINISHED markers), then the jobs' tables collected into one table."""
+    from ordrank.results import main as results_main
+
+    cfg = compose([*entry.config_overrides(quick), f"data_dir={data_dir}"])
+    sweep_dir = out / "multirun" / cfg.experiment / f"bins{cfg.dataset.bins}"
+    jobs = sweep_jobs(entry, quick, data_dir)
+    command = [sys.executable, str(REPO / "run.py"), "-m", *entry.config_overrides(quick),
+               "hydra/launcher=joblib", f"data_dir={data_dir}", f"hydra.sweep.dir={sweep_dir}"]
+    log = out / "logs" / f"{entry.name}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+
+    def finished():
+        return sum(1 for _ in sweep_dir.rglob("FINISHED")) if sweep_dir.is_dir() else 0
+
+    with open(log, "w", encoding="utf-8") as handle, \
+            tqdm(total=len(jobs), desc=f"{entry.name} jobs", unit="job", position=bar_position,
+                 leave=False, dynamic_ncols=True) as bar:
+        process = subprocess.Popen(command, cwd=REPO, stdout=handle, stderr=subprocess.STDOUT)
+        while process.poll() is None:
+            bar.n = min(finished(), len(jobs))
+            bar.refresh()
+            time.sleep(1.0)
+        bar.n = min(finished(), len(jobs))
+        bar.refresh()
+    if process.returncode != 0:
+        tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-30:]
+        raise RuntimeError(f"{entry.name}: `{' '.join(command)}` failed (exit {process.returncode}); "
+                           f"last lines of {log}:\n" + "\n".join(tail))
+    table = benchmark_table(out, quick) if entry.name == "svor_benchmark" else \
+        out / "results" / cfg.experiment / "benchmark.parquet"
+    results_main(["collect", str(sweep_dir), "-o", str(table)])
+    return table
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small sizes, written under --out")
+    parser.add_argument("--out", type=Path, default=None,
+                        help=f"output root (default: the repository; with --quick {QUICK_OUT.relative_to(REPO)})")
+    parser.add_argument("--data-dir", default=os.environ.get("ORDRANK_DATA", "data"),
+                        help="where the data sets are (default: $ORDRANK_DATA, else data/)")
+    parser.add_argument("--only", nargs="+", metavar="ENTRY", help="run only these registry entries")
+    parser.add_argument("--list", action="store_true", help="print the registry and exit")
+    parser.add_argument("--redraw", action="store_true",
+                        help="run nothing: redraw reports, figures and the README's tables from the tables")
+    args = parser.parse_args(argv)
+
+    if args.list:
+        for entry in REGISTRY:
+            data = ", ".join(entry.data) or "no data"
+            print(f"{entry.name:32s} {'sweep' if entry.sweep else 'run  '}  [{data}]  {entry.paper}")
+        return 0
+    names = [e.name for e in REGISTRY]
+    unknown = sorted(set(args.only or ()) - set(names))
+    if unknown:
+        parser.error(f"--only: unknown entries {unknown}; choose from {names}")
+    entries = [e for e in REGISTRY if not args.only or e.name in args.only]
+    out = (args.out or (QUICK_OUT if args.quick else REPO)).resolve()
+    data_dir = str(Path(args.data_dir).resolve())
+
+    started = time.perf_counter()
+    if args.redraw:
+        entries = []
+    # 1. before any work: every configuration composes, every data set is there
+    for entry in entries:
+        compose([*entry.config_overrides(args.quick), f"data_dir={data_dir}"])
+    try:
+        check_data(needed_data(entries), data_dir)
+    except FileNotFoundError as error:
+        print(f"reproduce: nothing was run.\n{error}", file=sys.stderr)
+        return 2
+
+    # 2. the experiments
+    out.mkdir(parents=True, exist_ok=True)
+    with tqdm(entries, desc="experiments", unit="exp", position=0, dynamic_ncols=True,
+              disable=not entries) as bar:
+        for entry in bar:
+            bar.set_postfix_str(entry.name)
+            path = (run_sweep(entry, args.quick, data_dir, out) if entry.sweep
+                    else run_single(entry, args.quick, data_dir, out))
+            tqdm.write(f"{entry.name}: {path}")
+
+    # 3. reports, figures and the README's tables, from the tables only
+    for script, arguments, needs in FIGURES:
+        table = needs(out, args.quick)
+        if table is not None and not table.is_file():
+            print(f"skipping {script}: {table} not found")
+            continue
+        load_script(script).main(arguments(out, args.quick))
+    readme = REPO / "README.md" if out == REPO else out / "README.md"
+    if readme != REPO / "README.md":
+        shutil.copyfile(REPO / "README.md", readme)
+    try:
+        tables = readme_tables(out, args.quick)
+    except FileNotFoundError as error:  # --only left some table out: keep the README as it is
+        print(f"README tables not rewritten: {error}")
+    else:
+        changed = update_readme(readme, tables)
+        print(f"{readme}: generated tables {'rewritten' if changed else 'already up to date'}")
+    print(f"done in {time.perf_counter() - started:.0f} s; outputs under {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
