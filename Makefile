@@ -1,13 +1,17 @@
 # Two commands do everything on a fresh clone (Python 3.11 + pip):
 #   make run    set up .venv, run the main job, publish its table to results/ and redraw figures/
 #   make test   set up .venv and run the whole test suite (slow reproduction checks included)
+# Every paper experiment, its tables, figures and the README's tables:
+#   make reproduce         (needs MovieLens-100K and the ORCA archives under $ORDRANK_DATA; ~1 hour)
+#   make reproduce-quick   (the same code paths at small sizes, into build/quick/; under a minute)
+# Other commands run inside the venv: `source .venv/bin/activate` after `make setup`.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 export ORDRANK_DATA ?= $(abspath ../shared/data)
 
-.PHONY: setup run reproduce benchmark benchmark-quick test test-fast figures bench clean
+.PHONY: setup run reproduce reproduce-quick benchmark benchmark-quick test test-fast figures bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,13 +25,13 @@ run: $(STAMP)
 	$(BIN)/python run.py +experiment=prank_synthetic publish=true
 	$(BIN)/python experiments/plot_figure4.py
 
-reproduce: $(STAMP)   ## every experiment of the PRank paper's Figure 4, then its figures
-	$(BIN)/python run.py +experiment=prank_synthetic publish=true
-	$(BIN)/python run.py +experiment=prank_eachmovie100 publish=true
-	$(BIN)/python run.py +experiment=prank_eachmovie200 publish=true
-	$(BIN)/python run.py +experiment=prank_eachmovie100 dataset=movielens_100k publish=true
-	$(BIN)/python run.py +experiment=prank_eachmovie200 dataset=movielens_100k publish=true
-	$(BIN)/python experiments/plot_figure4.py
+# Every paper experiment (experiments/reproduce.py --list), then every report, figure and README table.
+# It checks the data first; a killed run started again resumes the benchmark sweep's unfinished jobs.
+reproduce: $(STAMP)
+	$(BIN)/python experiments/reproduce.py
+
+reproduce-quick: $(STAMP)   ## the same at small sizes, into build/quick/ (never the committed results)
+	$(BIN)/python experiments/reproduce.py --quick
 
 # The batch benchmark: one joblib job per (data set, partition); a killed sweep started again runs only
 # the jobs without a finished table. Then the tables are merged and the report and figure redrawn.
@@ -42,8 +46,8 @@ benchmark-quick: $(STAMP)   ## the same code path at CI size (two data sets, two
 	$(BIN)/python experiments/report_svor_benchmark.py --table results/svor_benchmark_quick/benchmark.parquet \
 		--out results/svor_benchmark_quick --figure figures/svor_benchmark_quick_scatter.png
 
-figures: $(STAMP)
-	$(BIN)/python experiments/plot_figure4.py
+figures: $(STAMP)   ## reports, figures and README tables from the committed tables (no runs)
+	$(BIN)/python experiments/reproduce.py --redraw
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
@@ -57,4 +61,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_svor.py
 
 clean:
-	rm -rf outputs multirun .pytest_cache .hypothesis
+	rm -rf outputs multirun build/quick .pytest_cache .hypothesis

@@ -6,20 +6,43 @@ import pytest
 from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[1]
+# what the data-dependent tests read under the data directory (one file or folder per data set)
+SHARED_DATA = {
+    "MovieLens-100K": "movielens-100k/u.data",
+    "ORCA discretized-regression archives": "orca-discretized-regression/10bins",
+    "Wei Chu's partitions": "chu-ghahramani-2005-ordinal",
+}
 
 settings.register_profile("ordrank", max_examples=60, deadline=None)
 settings.load_profile("ordrank")
+
+
+def under_ci() -> bool:
+    """True when the environment variable CI is set to a true value (GitHub Actions sets CI=true)."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def missing_data(path: Path) -> list[str]:
+    """The data sets of SHARED_DATA that are not under ``path``, each with the path it expected."""
+    return [f"{name} ({path / where})" for name, where in SHARED_DATA.items() if not (path / where).exists()]
 
 
 @pytest.fixture(scope="session")
 def shared_data_dir() -> Path:
     """The real data directory: $ORDRANK_DATA, else ../shared/data beside the repository.
 
-    Missing data skips the test on a workstation but fails it under CI, where ../shared is promised.
+    Missing data (the directory, or any data set the tests read) skips the test on a workstation but
+    fails it under CI (CI=true), where the data is promised: a test needing data never passes
+    silently without it.
     """
     path = Path(os.environ.get("ORDRANK_DATA", REPO.parent / "shared" / "data"))
     if not path.is_dir():
-        if os.environ.get("CI"):
-            pytest.fail(f"real data directory {path} not found (set ORDRANK_DATA)")
-        pytest.skip(f"real data directory {path} not found (set ORDRANK_DATA)")
+        problem = f"real data directory {path} not found (set ORDRANK_DATA)"
+    else:
+        missing = missing_data(path)
+        problem = f"data missing under {path}: {'; '.join(missing)} (see README: Data)" if missing else None
+    if problem:
+        if under_ci():
+            pytest.fail(f"CI: {problem}")
+        pytest.skip(problem)
     return path

@@ -173,3 +173,74 @@ def test_cli(table, tmp_path, capsys):
                  "--figure", str(tmp_path / "fig.png")])
     assert (tmp_path / "out" / "report.md").is_file() and (tmp_path / "fig.png").is_file()
     assert "wrote" in capsys.readouterr().out
+
+
+def online_table(dataset, scale, n_seeds=5, steps=(1, 50, 100)):
+    rng = np.random.default_rng(len(dataset))
+    rows = [{"experiment": "e", "dataset": dataset, "algorithm": algorithm, "seed": seed, "step": step,
+             "metric": "time_avg_rank_loss", "value": scale * (1 + i) / step + rng.normal(0, 0.1)}
+            for i, algorithm in enumerate(["PRank", "MCP"]) for seed in range(n_seeds) for step in steps]
+    return pd.DataFrame(rows)
+
+
+def test_online_figure_shares_one_y_scale_and_draws_one_standard_error():
+    import matplotlib.pyplot as plt
+
+    from ordrank.plotting import online_figure
+    from ordrank.results import summarize
+
+    small, large = online_table("a", 1.0), online_table("b", 5.0)
+    fig = online_figure([("A", small, "seeds"), ("B", large, "seeds")])
+    left, right = fig.axes[:2]
+    assert left.get_ylim() == right.get_ylim() and left.get_ylim()[0] == 0
+    assert right.get_ylim()[1] >= large.value.max()
+    band = left.collections[0].get_paths()[0].vertices  # PRank's band (algorithms sorted: MCP, PRank)
+    curve = summarize(small[small.algorithm == "MCP"])
+    top = curve["mean"] + curve["sem"]
+    assert np.isclose(band[:, 1].max(), top.max())  # ± 1 s.e., not 2
+    assert all(ax.get_legend().get_title().get_text() == "mean ± 1 s.e." for ax in (left, right))
+    plt.close(fig)
+
+
+def test_scatter_panels_share_one_scale(table, tmp_path):
+    import matplotlib.pyplot as plt
+
+    from ordrank.plotting import scatter
+
+    captured = {}
+    original = plt.close
+    try:
+        plt.close = lambda fig=None: captured.setdefault("fig", fig)
+        scatter.benchmark_scatter_figure(table, [("SVORIM", "Reduction-SVM"), ("SVORIM", "PRank")],
+                                         tmp_path / "f.png")
+    finally:
+        plt.close = original
+    fig = captured["fig"]
+    limits = {(ax.get_xlim(), ax.get_ylim()) for ax in fig.axes}
+    assert len(limits) == 1
+    assert limits.pop()[1][1] >= summary(table, "mae").query("algorithm == 'PRank'")["mean"].max()
+    plt.close(fig)
+
+
+def test_readme_tables_from_tables(table):
+    from ordrank.reports import benchmark_readme_markdown, online_comparison_markdown, online_final_markdown
+
+    text = benchmark_readme_markdown(table, columns=["SVORIM", "Reduction-SVM", "MC-SVM"])
+    lines = text.splitlines()
+    assert lines[0] == "| data set | SVORIM | Reduction-SVM | MC-SVM |"
+    assert [l.split("|")[1].strip() for l in lines[2:5]] == ["pyrim", "machine", "housing"]  # papers' order
+    means = summary(table, "mae")
+    expected = cell(means, "machine", "Reduction-SVM")
+    assert f"**{expected['mean']:.3f}** ± {expected['sem']:.3f}" in lines[3]
+    assert lines[4].endswith("| – |")  # MC-SVM has no housing results
+    assert "mean ± 1 standard error over the 20 partitions" in text
+
+    online = online_table("a", 1.0)
+    final = online_final_markdown(online, unit="sequences")
+    last = online[online.step == 100].groupby("algorithm").value
+    assert final.splitlines()[2] == (f"| PRank | {last.mean()['PRank']:.4f} ± {last.sem()['PRank']:.4f} |")
+    assert "Mean ± 1 standard error over the 5 sequences." in final
+    online["config.algorithms.MCP.eta"] = 0.5
+    row = online_comparison_markdown([("data a", online)], algorithms=("PRank", "MCP")).splitlines()
+    assert row[0] == "| data | targets (t = last round) | PRank | MCP (η = 0.5) |"
+    assert row[2].startswith("| data a | 5 (t = 100) | **")

@@ -358,7 +358,8 @@ def benchmark_readme_markdown(table: pd.DataFrame, metric: str = "mae", columns=
     among these columns is bold; "(k failed)" counts failed partitions, "–" marks no results.
     """
     columns = README_BENCHMARK_COLUMNS if columns is None else list(columns)
-    means = summary(table[table["bins"] == bins], metric)
+    rows = table[table["bins"] == bins]
+    means = summary(rows, metric)
     if means.empty:
         raise ValueError(f"no {metric} results with bins = {bins}")
     cells = means.set_index(["dataset", "algorithm"])
@@ -378,7 +379,7 @@ def benchmark_readme_markdown(table: pd.DataFrame, metric: str = "mae", columns=
                                                                      bold=cell["mean"] == best)
             row.append(text + (f" ({int(cell['failed'])} failed)" if cell["failed"] else ""))
         lines.append(f"| {dataset} | " + " | ".join(row) + " |")
-    n = int(means["n"].max() + means["failed"].max())
+    n = rows.loc[rows["metric"] == metric, "split"].nunique()
     return ("\n".join(lines) + f"\n\nTest {LABELS_SHORT.get(metric, metric)}, mean ± 1 standard error "
             f"over the {n} partitions ({bins} ranks); bold: lowest of the row among these columns.\n")
 

@@ -1,0 +1,115 @@
+"""The one-command reproduction: its registry, its data check, the README's generated tables, and
+`make reproduce-quick` run end to end (the same code path as `make reproduce`, at small sizes)."""
+import importlib.util
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ordrank.reports import generated_blocks, replace_block
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def load_driver():
+    path = REPO / "experiments" / "reproduce.py"
+    spec = importlib.util.spec_from_file_location("reproduce", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def driver():
+    return load_driver()
+
+
+def test_readme_tables_are_what_the_committed_tables_give(driver):
+    """Rerun `python experiments/reproduce.py --redraw` (= `make figures`) when this fails."""
+    readme = generated_blocks((REPO / "README.md").read_text(encoding="utf-8"))
+    expected = driver.readme_tables(REPO, quick=False)
+    assert sorted(readme) == sorted(expected)
+    for name, table in expected.items():
+        assert readme[name].rstrip("\n") == table.rstrip("\n"), f"README table {name} is out of date"
+
+
+def test_every_paper_experiment_is_registered(driver):
+    registered = {e.experiment for e in driver.REGISTRY} | {e.quick_experiment for e in driver.REGISTRY}
+    configs = {p.stem for p in (REPO / "conf" / "experiment").glob("*.yaml")}
+    unregistered = sorted(configs - registered)
+    assert not unregistered, (f"conf/experiment/{unregistered[0]}.yaml is not in the REGISTRY of "
+                              "experiments/reproduce.py: add an Entry (with its quick overrides)")
+
+
+def test_registry_composes_and_quick_is_smaller(driver, tmp_path):
+    for entry in driver.REGISTRY:
+        full = driver.compose([*entry.config_overrides(False), f"data_dir={tmp_path}"])
+        quick = driver.compose([*entry.config_overrides(True), f"data_dir={tmp_path}"])
+        if entry.sweep:
+            assert len(driver.sweep_jobs(entry, True, str(tmp_path))) < \
+                len(driver.sweep_jobs(entry, False, str(tmp_path)))
+            continue
+        sizes = ["n_sequences", "n_rounds", "n_targets"]
+        smaller = [k for k in sizes if k in quick.protocol and quick.protocol[k] is not None
+                   and (full.protocol[k] is None or quick.protocol[k] < full.protocol[k])]
+        assert smaller, f"{entry.name}: --quick shrinks none of {sizes}"
+        assert quick.experiment == full.experiment  # the same experiment, smaller
+    svor = next(e for e in driver.REGISTRY if e.name == "svor_benchmark")
+    jobs = driver.sweep_jobs(svor, False, str(tmp_path))
+    assert len(jobs) == 9 * 20 and {"dataset.name", "protocol.splits"} == set(jobs[0])
+
+
+def test_missing_data_stops_before_any_work(driver, tmp_path, capsys):
+    out = tmp_path / "out"
+    code = driver.main(["--quick", "--out", str(out), "--data-dir", str(tmp_path / "empty")])
+    assert code == 2
+    message = capsys.readouterr().err
+    assert "nothing was run" in message
+    assert "movielens" in message.lower() and "orca" in message.lower()
+    assert not out.exists()  # nothing written
+    assert driver.main(["--quick", "--out", str(out), "--data-dir", str(tmp_path / "empty"),
+                        "--only", "prank_synthetic", "prank_eachmovie100"]) != 2  # needs no data
+
+
+def test_replace_block():
+    text = "a\n<!-- BEGIN table:x -->\nold\n<!-- END table:x -->\nb\n"
+    new = replace_block(text, "x", "new\n")
+    assert new == "a\n<!-- BEGIN table:x -->\nnew\n<!-- END table:x -->\nb\n"
+    assert replace_block(new, "x", "new") == new
+    assert generated_blocks(new) == {"x": "new\n"}
+    with pytest.raises(ValueError, match="README.md.*BEGIN table:y"):
+        replace_block(text, "y", "new")
+    with pytest.raises(ValueError, match="exactly one"):
+        replace_block(text + text, "x", "new")
+
+
+@pytest.mark.slow
+def test_reproduce_quick_end_to_end(driver, tmp_path, shared_data_dir):
+    """`make reproduce-quick`: every entry at small size, then reports, figures and README tables,
+    all under --out; the committed results, figures and README are not touched."""
+    watched = [REPO / "README.md", *sorted((REPO / "results").rglob("*.parquet")),
+               *sorted((REPO / "figures").glob("*.png"))]
+    before = {p: p.stat().st_mtime_ns for p in watched}
+    out = tmp_path / "quick"
+    assert driver.main(["--quick", "--out", str(out), "--data-dir", str(shared_data_dir)]) == 0
+    assert {p: p.stat().st_mtime_ns for p in watched} == before
+
+    results = out / "results"
+    synthetic = pd.read_parquet(results / "prank_synthetic" / "crammer_singer.parquet")
+    assert synthetic.seed.nunique() == 10 and synthetic.step.max() == 700
+    for experiment in ("prank_eachmovie100", "prank_eachmovie200"):
+        for dataset in ("eachmovie_style", "movielens_100k"):
+            table = pd.read_parquet(results / experiment / f"{dataset}.parquet")
+            assert table.seed.nunique() == 40 and set(table.algorithm) == {"PRank", "MCP", "WH"}
+    benchmark = pd.read_parquet(results / "svor_benchmark_quick" / "benchmark.parquet")
+    assert set(benchmark.dataset) == {"pyrim", "machine"} and set(benchmark.split) == {0, 1}
+    assert benchmark.algorithm.nunique() == 17
+    assert (results / "svor_benchmark_quick" / "report.md").is_file()
+    for figure in ("prank_synthetic", "figure4_generator", "figure4_movielens", "svor_benchmark_scatter"):
+        assert (out / "figures" / f"{figure}.png").read_bytes()[:4] == b"\x89PNG"
+
+    readme = generated_blocks((out / "README.md").read_text(encoding="utf-8"))
+    assert readme == {k: v.rstrip("\n") + "\n" for k, v in driver.readme_tables(out, quick=True).items()}
+    assert "loss at t = 700 |" in readme["prank_synthetic"]
