@@ -1,5 +1,6 @@
 """The EachMovie protocol: feature construction on a hand-made matrix, planning, and a tiny run."""
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 
@@ -65,24 +66,46 @@ def test_plan_keeps_users_and_shuffles_their_movies():
     np.testing.assert_array_equal(items, again)
 
 
+def by_algorithm(pieces):
+    """The pieces of a run (one per batch and learner) joined into one table per learner."""
+    table = pd.concat(pieces, ignore_index=True)
+    return {name: part.sort_values(["seed", "step"], ignore_index=True)
+            for name, part in table.groupby("algorithm", sort=False)}
+
+
 def test_tiny_run_and_user_column():
     ratings = hand_made()
     protocol = EachMovieProtocol(min_ratings=4, n_targets=2, record_every=2, batch_size=1)
-    tables = list(protocol.iter_run(ratings, {"PRank": PRank(), "MCP": MulticlassPerceptron(),
+    pieces = list(protocol.iter_run(ratings, {"PRank": PRank(), "MCP": MulticlassPerceptron(),
                                               "WH": WidrowHoff(normalized=True)}, seed=1))
-    assert [t.algorithm.iloc[0] for t in tables] == ["PRank", "MCP", "WH"]
-    for table in tables:
+    assert [t.algorithm.iloc[0] for t in pieces] == ["PRank", "MCP", "WH"] * 2  # batch by batch
+    assert [t.seed.unique().tolist() for t in pieces] == [[0]] * 3 + [[1]] * 3
+    for table in by_algorithm(pieces).values():
         assert sorted(table.step.unique()) == [1, 2, 4]
         assert set(table.user) <= {10, 20, 30} and table.user.nunique() == 2
+        assert table.groupby("seed").user.nunique().eq(1).all()  # one user per target
         assert table.value.between(0, 2).all()
 
 
 def test_batching_does_not_change_results():
     ratings = hand_made()
-    runs = [list(EachMovieProtocol(min_ratings=4, n_targets=None, record_every=1, batch_size=b)
-                 .iter_run(ratings, {"PRank": PRank()}, seed=3))[0] for b in (1, 2, 64)]
+    runs = [by_algorithm(EachMovieProtocol(min_ratings=4, n_targets=None, record_every=1, batch_size=b)
+                         .iter_run(ratings, {"PRank": PRank()}, seed=3))["PRank"] for b in (1, 2, 64)]
     for other in runs[1:]:
-        np.testing.assert_array_equal(runs[0].value, other.value)
+        pd.testing.assert_frame_equal(runs[0], other)
+
+
+def test_a_batch_is_final_when_yielded():
+    """Stopping after the first batch keeps exactly the rows the whole run gives those targets."""
+    protocol = EachMovieProtocol(min_ratings=4, n_targets=None, record_every=1, batch_size=2)
+    learners = {"PRank": PRank(), "MCP": MulticlassPerceptron()}
+    whole = by_algorithm(protocol.iter_run(hand_made(), learners, seed=5))
+    pieces = protocol.iter_run(hand_made(), learners, seed=5)
+    first = [next(pieces), next(pieces)]
+    pieces.close()
+    for name, table in by_algorithm(first).items():
+        assert table.seed.unique().tolist() == [0, 1]
+        pd.testing.assert_frame_equal(table, whole[name][whole[name].seed < 2])
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -118,4 +141,5 @@ def test_a_failing_learner_loses_nothing_of_the_others():
         for table in protocol.iter_run(hand_made(), {"Broken": Broken(), "MCP": MulticlassPerceptron(),
                                                      "WH": WidrowHoff(normalized=True)}, seed=1):
             tables.append(table)
-    assert [t.algorithm.iloc[0] for t in tables] == ["MCP", "WH"]
+    assert [t.algorithm.iloc[0] for t in tables] == ["MCP", "WH"] * 3  # every batch of the others
+    assert all(table.seed.nunique() == 3 for table in by_algorithm(tables).values())

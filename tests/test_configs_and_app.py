@@ -97,7 +97,7 @@ def test_bad_values_fail_before_any_work(tmp_path, override, message):
     cfg = make_cfg(["+experiment=prank_synthetic", override])
     with pytest.raises(Exception, match=message):
         run(cfg, tmp_path)
-    assert not list(tmp_path.iterdir())
+    assert [p.name for p in tmp_path.iterdir()] == ["ERROR"]  # no table, only why (app.run)
 
 
 @pytest.mark.parametrize(

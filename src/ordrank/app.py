@@ -1,16 +1,20 @@
 """The Hydra job: compose → validate everything → run the protocol → write the tidy table.
 
 Everything is instantiated (and so validated) before any data is generated or any learner runs; the
-table is rewritten atomically after each finished piece the protocol yields (an algorithm, or an
-algorithm on one partition), so a failure never loses finished work. For a train/test protocol
-the feature map becomes the first step of each learner's pipeline, so it is fitted on training
-data only.
+finished pieces the protocol yields (an algorithm on a partition, a batch of targets) are kept in a
+partial table until the run is done, so a failure or a Ctrl-C never loses finished work (see run).
+For a train/test protocol the feature map becomes the first step of each learner's pipeline, so it
+is fitted on training data only.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import logging
+import signal
+import threading
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +25,7 @@ from omegaconf import DictConfig, OmegaConf
 from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 
-from ordrank.results import finalize, publish, write_table
+from ordrank.results import ERROR, FINISHED, finalize, partial_path, publish, write_error, write_table
 
 log = logging.getLogger(__name__)
 # left out of the config columns: where files are is not part of a result (so tables made on different
@@ -106,32 +110,107 @@ def fingerprint(config: dict) -> str:
     return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
 
 
+CHECKPOINT_SECONDS = 5.0  # the partial table is rewritten at most this often while a run goes on
+
+
+@contextmanager
+def stop_signals_raise():
+    """While a run goes on, SIGTERM raises KeyboardInterrupt as SIGINT (Ctrl-C) does, so both unwind
+    through :func:`run` and leave the finished pieces on disk. Main thread only; restored after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def job_overrides() -> list[str] | None:
+    """The running Hydra job's overrides (``None`` outside a Hydra job)."""
+    from hydra.core.hydra_config import HydraConfig
+
+    return list(HydraConfig.get().overrides.task) if HydraConfig.initialized() else None
+
+
 def run(cfg: DictConfig, output_dir: str | Path) -> Path:
     """Run the experiment ``cfg`` and write ``<output_dir>/<cfg.table_name>``; return its path.
 
-    When the job finishes, ``<output_dir>/FINISHED`` records its configuration's fingerprint; with
-    ``resume=true`` a job whose folder holds a finished table of the same configuration is skipped,
-    so a killed sweep started again runs only what is missing.
+    While the protocol yields finished pieces (an algorithm on a partition, a batch of EachMovie
+    targets of one algorithm), they are written to ``<table stem>.partial<suffix>`` (after the
+    first piece, then at most every ``CHECKPOINT_SECONDS``, and always when the run fails or is
+    stopped by SIGINT/SIGTERM). When every piece is done the table is written, ``FINISHED``
+    records the configuration's fingerprint and the partial table is removed. A failure writes
+    ``<output_dir>/ERROR`` (the one-line error, the job's overrides, the traceback) and re-raises;
+    a later success removes a stale ``ERROR``. With ``resume=true`` a job whose folder holds a
+    finished table of the same configuration is skipped, so a sweep started again runs only what
+    is missing.
     """
+    output_dir = Path(output_dir)
+    kept = {}  # what this attempt wrote to the partial table, for the ERROR file
+    try:
+        with stop_signals_raise():
+            path = _run(cfg, output_dir, kept)
+    except (Exception, KeyboardInterrupt) as error:
+        note = f"kept: {kept['rows']} rows of {kept['pieces']} finished pieces in {kept['path'].name}" \
+            if kept else "kept: nothing (no piece had finished)"
+        write_error(output_dir, error, job_overrides(), note)
+        log.error("%s failed (%s: %s); %s; see %s", cfg.get("experiment"), type(error).__name__,
+                  error, note, output_dir / ERROR)
+        raise
+    (output_dir / ERROR).unlink(missing_ok=True)
+    return path
+
+
+def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
     parts = build(cfg)
     config = _without(OmegaConf.to_container(cfg, resolve=True), LOCATION_KEYS)
-    path = Path(output_dir) / cfg.table_name
-    marker = Path(output_dir) / "FINISHED"
-    if cfg.get("resume") and path.is_file() and marker.is_file() \
-            and marker.read_text().strip() == fingerprint(config):
+    only = OmegaConf.to_container(cfg, resolve=True).get("only")
+    key = fingerprint(config if only is None else {**config, "only": only})  # `only` picks the rows
+    path = output_dir / cfg.table_name
+    partial = partial_path(path)
+    marker = output_dir / FINISHED
+    if cfg.get("resume") and path.is_file() and marker.is_file() and marker.read_text().strip() == key:
         log.info("%s: finished table %s kept (resume=true)", cfg.experiment, path)
         return path
     marker.unlink(missing_ok=True)
-    finished = []
-    for table in parts["protocol"].iter_run(parts["dataset"], parts["learners"], parts["features"],
-                                            seed=cfg.seed):
-        finished.append(table)
-        done = pd.concat(finished, ignore_index=True)
-        write_table(finalize(done, cfg.experiment, cfg.dataset.name, config,
-                             keys=parts["protocol"].keys), path)
-        log.info("%s: %s written to %s", cfg.experiment, table["algorithm"].iloc[0], path)
-    marker.write_text(fingerprint(config) + "\n")
+    partial.unlink(missing_ok=True)  # an earlier attempt's pieces: this one redoes them
+    finished, written, last = [], 0, -float("inf")
+
+    def table():
+        return finalize(pd.concat(finished, ignore_index=True), cfg.experiment, cfg.dataset.name,
+                        config, keys=parts["protocol"].keys)
+
+    def checkpoint():
+        nonlocal written, last
+        write_table(table(), partial)
+        written, last = len(finished), time.monotonic()
+        kept.update(path=partial, pieces=written, rows=sum(map(len, finished)))
+
+    try:
+        for piece in parts["protocol"].iter_run(parts["dataset"], parts["learners"], parts["features"],
+                                                seed=cfg.seed):
+            finished.append(piece)
+            log.info("%s: piece %d finished (%s, %d rows)", cfg.experiment, len(finished),
+                     piece["algorithm"].iloc[0], len(piece))
+            if time.monotonic() - last >= CHECKPOINT_SECONDS:
+                checkpoint()
+    except BaseException:
+        if len(finished) > written:
+            try:
+                checkpoint()
+            except Exception:  # noqa: BLE001 - the original error matters more
+                log.exception("could not write the partial table %s", partial)
+        raise
+    write_table(table(), path)
+    marker.write_text(key + "\n")
+    partial.unlink(missing_ok=True)
+    log.info("%s: table (%d finished pieces) written to %s", cfg.experiment, len(finished), path)
     if cfg.get("publish"):
         log.info("published %s", publish(path, cfg.results_dir, cfg.experiment, cfg.dataset.name))
     return path
-

@@ -10,8 +10,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import tempfile
+import traceback
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +24,8 @@ CORE = ["experiment", "dataset", "algorithm"]
 PROTOCOL_KEYS = ["seed", "step", "bins", "split", "query"]  # canonical order of the protocol keys
 KEYS = [*CORE, "seed", "step", "metric"]  # the online protocols' keys
 COLUMNS = [*KEYS, "value"]
+FINISHED = "FINISHED"  # in a job's folder: its table is complete; holds the config's fingerprint
+ERROR = "ERROR"        # in a job's folder: why its last attempt failed (removed when one succeeds)
 
 
 def key_columns(table: pd.DataFrame, keys=None) -> list[str]:
@@ -125,12 +130,127 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
     return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
 
 
+def partial_path(path: str | os.PathLike) -> Path:
+    """Where a run keeps its finished pieces until it is done: ``results.parquet`` → ``results.partial.parquet``."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.partial{path.suffix}")
+
+
+def write_error(folder: str | os.PathLike, error: BaseException, overrides=None, note: str = "") -> Path:
+    """Record why a job failed in ``<folder>/ERROR`` (atomically).
+
+    Line 1 is the exception's one-line message (``Type: message``); then the job's overrides, an
+    optional note (e.g. what was kept), and the traceback.
+    """
+    message = " ".join(str(error).split()) or "(no message)"
+    lines = [f"{type(error).__name__}: {message}",
+             "overrides: " + (" ".join(map(str, overrides)) if overrides is not None else "(not a Hydra job)")]
+    if note:
+        lines.append(note)
+    lines += ["", *traceback.format_exception(error)]
+    target = Path(folder) / ERROR
+    with atomic_path(target) as tmp:
+        Path(tmp).write_text("\n".join(line.rstrip("\n") for line in lines) + "\n", encoding="utf-8")
+    return target
+
+
+def duplicate_key_columns(table: pd.DataFrame) -> list[str]:
+    """What identifies a row across jobs: its key columns and its job's configuration (``config.*``)."""
+    return key_columns(table) + sorted(c for c in table.columns if c.startswith("config."))
+
+
 def collect(paths) -> pd.DataFrame:
-    """Concatenate the tables of many runs (e.g. a ``-m`` sweep) into one."""
+    """Concatenate the tables of many runs (e.g. a ``-m`` sweep) into one; refuse duplicate rows.
+
+    A duplicate is the same key columns from the same configuration twice (e.g. a job's folder
+    copied, or ``only=[A,B]`` and ``only=A`` of one sweep point); rows that differ only in their
+    ``config.*`` columns are different sweep points and are kept.
+    """
     tables = [read_table(p) for p in paths]
     if not tables:
         raise ValueError("no results tables to collect")
-    return pd.concat(tables, ignore_index=True)
+    table = pd.concat(tables, ignore_index=True)
+    keys = duplicate_key_columns(table)
+    twice = table.duplicated(keys, keep=False)
+    if twice.any():
+        shown = table.loc[twice, key_columns(table)].drop_duplicates().head(5).to_string(index=False)
+        raise ValueError(f"{int(twice.sum())} rows occur more than once (same key columns and config) "
+                         f"among {len(tables)} tables; first ones:\n{shown}")
+    return table
+
+
+@dataclass
+class Job:
+    """One job of a sweep: its folder (``None`` when it never started), state and a one-line detail."""
+
+    folder: Path | None
+    state: str          # "finished" | "failed" | "missing"
+    detail: str = ""
+    overrides: list = field(default_factory=list)
+
+
+def _job_state(folder: Path, name: str) -> Job:
+    import yaml
+
+    overrides_file = folder / ".hydra" / "overrides.yaml"
+    overrides = (yaml.safe_load(overrides_file.read_text()) or []) if overrides_file.is_file() else []
+    table, partial = folder / name, partial_path(folder / name)
+    if table.is_file() and (folder / FINISHED).is_file():
+        return Job(folder, "finished", "", overrides)
+    kept = ""
+    if partial.is_file():
+        kept = f"; {len(read_table(partial))} rows of finished pieces kept in {partial.name}"
+    if (folder / ERROR).is_file():
+        first = (folder / ERROR).read_text(encoding="utf-8").splitlines()[:1] or ["(empty ERROR file)"]
+        return Job(folder, "failed", first[0] + kept, overrides)
+    why = "a table without a FINISHED marker" if table.is_file() else "no finished table"
+    return Job(folder, "missing", f"{why} and no ERROR (killed, or still running){kept}", overrides)
+
+
+def expected_jobs(sweep_dir: Path) -> list[list[str]] | None:
+    """Each job's overrides, in job-number order, of the sweep recorded in ``<sweep_dir>/multirun.yaml``.
+
+    Expanded the way Hydra's basic sweeper does (``hydra.sweeper.params`` and the command line's
+    sweep overrides); ``None`` when the file is absent or the sweep cannot be expanded (another sweeper).
+    """
+    from omegaconf import OmegaConf
+
+    path = sweep_dir / "multirun.yaml"
+    if not path.is_file():
+        return None
+    try:
+        from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+        from hydra.core.override_parser.overrides_parser import OverridesParser
+
+        hydra_cfg = OmegaConf.load(path).hydra
+        if not str(hydra_cfg.sweeper.get("_target_", "")).endswith("BasicSweeper"):
+            return None
+        params = hydra_cfg.sweeper.get("params") or {}
+        arguments = [f"{k}={v}" for k, v in params.items()] + list(hydra_cfg.overrides.task)
+        overrides = OverridesParser.create().parse_overrides(arguments)
+        return [job for batch in BasicSweeper.split_arguments(overrides, None) for job in batch]
+    except Exception as error:  # noqa: BLE001 - the check is skipped, and said so
+        print(f"note: cannot expand the sweep in {path} ({error}); only job folders are checked",
+              file=sys.stderr)
+        return None
+
+
+def sweep_jobs(folder: str | os.PathLike, name: str = "results.parquet") -> list[Job]:
+    """Every job under ``folder``: each folder holding ``.hydra/``, and each job that a sweep's
+    ``multirun.yaml`` lists but that has no folder (it never started)."""
+    folder = Path(folder)
+    jobs = [_job_state(hydra.parent, name) for hydra in sorted(folder.rglob(".hydra")) if hydra.is_dir()]
+    for multirun in sorted(folder.rglob("multirun.yaml")):
+        expected = expected_jobs(multirun.parent)
+        if expected is None:
+            continue
+        present = {frozenset(job.overrides) for job in jobs
+                   if job.folder is not None and job.folder.is_relative_to(multirun.parent)}
+        for number, overrides in enumerate(expected):
+            if frozenset(overrides) not in present:
+                jobs.append(Job(None, "missing", f"job #{number} of {multirun.parent} has no folder "
+                                                 "(never started)", list(overrides)))
+    return jobs
 
 
 def summarize(table: pd.DataFrame, by=("experiment", "dataset", "algorithm", "step", "metric")):
@@ -140,22 +260,55 @@ def summarize(table: pd.DataFrame, by=("experiment", "dataset", "algorithm", "st
     return out
 
 
-def main(argv=None):
-    """``python -m ordrank.results collect SWEEP_DIR -o OUT``: merge a sweep's per-job tables."""
+def main(argv=None) -> int:
+    """``python -m ordrank.results collect SWEEP_DIR -o OUT``: merge a sweep's finished tables.
+
+    Writes the merged table of the finished jobs (atomically), lists failed jobs (with their
+    one-line error) and missing ones (killed or never started) on stderr, and returns 1 when there
+    are any (0 when every job finished, 2 when nothing can be written, e.g. duplicate rows).
+    """
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m ordrank.results")
     sub = parser.add_subparsers(dest="command", required=True)
-    collect_cmd = sub.add_parser("collect", help="concatenate every results table under a folder")
+    collect_cmd = sub.add_parser("collect", help="merge the finished tables of every job under a folder")
     collect_cmd.add_argument("folder", type=Path)
     collect_cmd.add_argument("-o", "--out", type=Path, required=True)
     collect_cmd.add_argument("--name", default="results.parquet", help="table file name to look for")
     args = parser.parse_args(argv)
-    paths = sorted(args.folder.rglob(args.name))
-    table = collect(paths)
+    if not args.folder.is_dir():
+        print(f"error: {args.folder} is not a folder", file=sys.stderr)
+        return 2
+    jobs = sweep_jobs(args.folder, args.name)
+    job_folders = {job.folder for job in jobs if job.folder is not None}
+    paths = sorted(job.folder / args.name for job in jobs if job.state == "finished")
+    paths += sorted(p for p in args.folder.rglob(args.name)  # tables outside Hydra job folders
+                    if p.parent not in job_folders and p.resolve() != args.out.resolve())
+    problems = [job for job in jobs if job.state != "finished"]
+    for state in ("failed", "missing"):
+        listed = [job for job in problems if job.state == state]
+        if listed:
+            print(f"{state} jobs ({len(listed)}):", file=sys.stderr)
+        for job in listed:
+            where = job.folder if job.folder is not None else " ".join(job.overrides)
+            print(f"  {where}: {job.detail}", file=sys.stderr)
+    if not paths:
+        print(f"error: no finished {args.name} under {args.folder}", file=sys.stderr)
+        return 2
+    try:
+        table = collect(paths)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     write_table(table.sort_values(key_columns(table), kind="stable", ignore_index=True), args.out)
-    print(f"collected {len(paths)} tables, {len(table)} rows -> {args.out}")
+    n_jobs = len(jobs) if jobs else len(paths)
+    print(f"collected {len(paths)} tables ({len(table)} rows) of {n_jobs} jobs -> {args.out}")
+    if problems:
+        print(f"incomplete: {len(problems)} of {n_jobs} jobs failed or missing (see above); rerun the "
+              "sweep with resume=true to run only those", file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

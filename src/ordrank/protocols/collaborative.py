@@ -26,6 +26,7 @@ import scipy.sparse as sp
 
 from ordrank.features import transform_stateless
 from ordrank.metrics import time_averaged
+from ordrank.progress import progress
 from ordrank.protocols._checks import check_choice, check_positive
 from ordrank.protocols.engine import record_steps, run_sequences
 from ordrank.results import curve_records
@@ -125,37 +126,39 @@ class EachMovieProtocol:
         return kept, kept_ratings, targets, items
 
     def iter_run(self, dataset, learners: dict, features=None, seed: int = 0):
-        """Yield one tidy table per learner; ``seed`` numbers the targets, ``user`` is their id.
+        """Yield one tidy table per (batch of targets, learner); ``seed`` numbers the targets.
 
         Each batch of targets' features is built once and shared by every learner (building them
-        costs more than running a learner at EachMovie scale), so the learners finish together,
-        after the last batch. A learner that fails is dropped at once and the others go on: their
-        tables are yielded, then the failure is raised, naming the learner.
+        costs more than running a learner at EachMovie scale). A target's curve depends on its own
+        sequence only, so a batch's rows are final as soon as the learner has run it: each is
+        yielded at once (the ``user`` column is the target's id), and a run that is stopped keeps
+        every finished batch. A learner that fails is dropped at once and the others go on; the
+        failure is raised after the last batch, naming the learner.
         """
         kept, kept_ratings, targets, items = self.plan(dataset, seed)
         feats = centered_features(kept_ratings, dataset.n_levels, self.center)
-        losses = {name: [] for name in learners}
-        failed = {}
-        for start in range(0, len(targets), self.batch_size):
-            batch = slice(start, start + self.batch_size)
-            X, y = self._batch(feats, kept_ratings, targets[batch], items[batch], features)
-            for name, learner in learners.items():
-                if name in failed:
-                    continue
-                try:
-                    losses[name].append(run_sequences(learner, X, y, dataset.n_levels))
-                except Exception as error:  # noqa: BLE001 - re-raised below, after the others
-                    failed[name] = error
         steps = record_steps(items.shape[1], self.record_every)
-        users = np.repeat(dataset.user_ids[kept[targets]], len(steps))
-        for name in learners:
-            if name in failed:
-                continue
-            curves = time_averaged(np.concatenate(losses[name]))
-            table = curve_records(curves[:, steps - 1], steps, algorithm=name,
-                                  metric="time_avg_rank_loss")
-            table["user"] = users
-            yield table
+        failed = {}
+        starts = range(0, len(targets), self.batch_size)
+        with progress(len(starts) * len(learners), "EachMovie batches x learners") as bar:
+            for start in starts:
+                batch = slice(start, start + self.batch_size)
+                X, y = self._batch(feats, kept_ratings, targets[batch], items[batch], features)
+                users = np.repeat(dataset.user_ids[kept[targets[batch]]], len(steps))
+                for name, learner in learners.items():
+                    if name not in failed:
+                        try:
+                            losses = run_sequences(learner, X, y, dataset.n_levels)
+                        except Exception as error:  # noqa: BLE001 - re-raised below, after the others
+                            failed[name] = error
+                        else:
+                            curves = time_averaged(losses)[:, steps - 1]
+                            table = curve_records(curves, steps, algorithm=name,
+                                                  metric="time_avg_rank_loss")
+                            table["seed"] += start
+                            table["user"] = users
+                            yield table
+                    bar.update()
         if failed:
             name, error = next(iter(failed.items()))
             raise RuntimeError(f"learner {name!r} failed: {error}") from error

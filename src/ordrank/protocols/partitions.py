@@ -3,8 +3,8 @@
 For each partition of a data set and each learner: choose hyper-parameters by k-fold
 cross-validation on the training part over a grid (scored by the test cost, MAE by default), refit
 on the whole training part with the chosen values, and measure on the test part. One table per
-(learner, partition) is yielded as soon as it is finished, so a job that fails or is killed keeps
-everything before it. A learner that fails (a solver that does not converge, a library error) gets
+(learner, partition) is yielded as soon as it is finished, so a job that fails or is interrupted keeps
+everything before it (the app writes the pieces to a partial table). A learner that fails (a solver that does not converge, a library error) gets
 rows with value NaN and ``status = "failed: …"``; the others go on.
 
 Rows (metric, value): ``mae`` and ``zero_one`` on the test part, ``fit_seconds`` (the refit) and
@@ -28,6 +28,7 @@ from sklearn.metrics import make_scorer
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.pipeline import Pipeline
 
+from ordrank.progress import progress
 from ordrank.protocols._checks import check_choice, check_positive, check_ranks
 
 log = logging.getLogger(__name__)
@@ -118,20 +119,23 @@ class TrainTestPartitions:
             raise ValueError("TrainTestPartitions takes the feature map inside each learner's pipeline")
         self.check_learners(learners)
         splits = self.chosen_splits(dataset.n_splits)
-        for split in splits:
-            X_train, y_train, X_test, y_test = dataset.split(split)
-            check_ranks(y_train, dataset.n_ranks, f"training labels of partition {split}")
-            check_ranks(y_test, dataset.n_ranks, f"test labels of partition {split}")
-            folds = StratifiedKFold(self.cv_folds, shuffle=True,
-                                    random_state=np.random.SeedSequence([seed, split]).generate_state(1)[0])
-            for name, learner in learners.items():
-                rows = self.evaluate(learner, self.grids.get(name, {}), folds,
-                                     X_train, y_train, X_test, y_test)
-                table = pd.DataFrame(rows, columns=["metric", "value", "params", "status"])
-                table.insert(0, "split", split)
-                table.insert(0, "bins", dataset.n_ranks)
-                table.insert(0, "algorithm", name)
-                yield table
+        with progress(len(splits) * len(learners), "partitions x learners") as bar:
+            for split in splits:
+                X_train, y_train, X_test, y_test = dataset.split(split)
+                check_ranks(y_train, dataset.n_ranks, f"training labels of partition {split}")
+                check_ranks(y_test, dataset.n_ranks, f"test labels of partition {split}")
+                folds = StratifiedKFold(self.cv_folds, shuffle=True, random_state=np.random.SeedSequence(
+                    [seed, split]).generate_state(1)[0])
+                for name, learner in learners.items():
+                    bar.set_postfix_str(f"{name} on partition {split}", refresh=False)
+                    rows = self.evaluate(learner, self.grids.get(name, {}), folds,
+                                         X_train, y_train, X_test, y_test)
+                    table = pd.DataFrame(rows, columns=["metric", "value", "params", "status"])
+                    table.insert(0, "split", split)
+                    table.insert(0, "bins", dataset.n_ranks)
+                    table.insert(0, "algorithm", name)
+                    yield table
+                    bar.update()
 
     def evaluate(self, learner, grid, folds, X_train, y_train, X_test, y_test) -> list[tuple]:
         """Select, refit and test one learner on one partition: rows (metric, value, params, status)."""
