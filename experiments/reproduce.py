@@ -261,7 +261,10 @@ def run_sweep(entry: Entry, quick: bool, data_dir: str, out: Path, bar_position:
                            f"last lines of {log}:\n" + "\n".join(tail))
     table = benchmark_table(out, quick) if entry.name == "svor_benchmark" else \
         out / "results" / cfg.experiment / "benchmark.parquet"
-    results_main(["collect", str(sweep_dir), "-o", str(table)])
+    code = results_main(["collect", str(sweep_dir), "-o", str(table)])
+    if code:  # failed or missing jobs (listed on stderr): stop before reports and README tables
+        raise RuntimeError(f"{entry.name}: not every job of {sweep_dir} finished (collector exit {code}); "
+                           f"see the list above and {log}; run again to resume the unfinished jobs")
     return table
 
 
