@@ -3,7 +3,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ordrank.results import collect, curve_records, finalize, flatten_config, main, summarize, write_table
+from ordrank.results import (collect, curve_records, finalize, flatten_config, main, summarize, write_error,
+                             write_table)
 
 
 def test_curve_records_is_long():
@@ -34,7 +35,7 @@ def test_collect_cli_and_summary(tmp_path):
     for job in range(2):
         table = curve_records(np.full((3, 2), float(job)), [1, 2], algorithm=f"A{job}", metric="m")
         write_table(finalize(table, "e", "d", {"job": job}), tmp_path / str(job) / "results.parquet")
-    main(["collect", str(tmp_path), "-o", str(tmp_path / "all.parquet")])
+    assert main(["collect", str(tmp_path), "-o", str(tmp_path / "all.parquet")]) == 0
     both = collect([tmp_path / "all.parquet"])
     assert len(both) == 12 and set(both["config.job"]) == {0, 1}
     summary = summarize(both)
@@ -55,3 +56,81 @@ def test_partition_keys_and_publish_byte_for_byte(tmp_path):
     target = publish(path, tmp_path / "results", "e", "d")
     assert target == tmp_path / "results" / "e" / "d.parquet"
     assert target.read_bytes() == path.read_bytes()
+
+
+def write_job(folder, job, state="finished", overrides=()):
+    """A Hydra job folder as app.run leaves it: a finished table, an ERROR, or (killed) nothing."""
+    (folder / ".hydra").mkdir(parents=True)
+    (folder / ".hydra" / "overrides.yaml").write_text("".join(f"- {o}\n" for o in overrides))
+    table = finalize(curve_records(np.full((2, 2), float(job)), [1, 2], algorithm="A", metric="m"),
+                     "e", "d", {"job": job})
+    if state == "finished":
+        write_table(table, folder / "results.parquet")
+        (folder / "FINISHED").write_text("fingerprint\n")
+    elif state == "failed":
+        write_table(table, folder / "results.partial.parquet")
+        write_error(folder, ValueError("bad value\n on two lines"), list(overrides), "kept: 4 rows")
+
+
+def test_collect_reports_failed_and_missing_jobs_and_exits_non_zero(tmp_path, capsys):
+    sweep = tmp_path / "sweep"
+    write_job(sweep / "seed=0", 0, overrides=["seed=0"])
+    write_job(sweep / "seed=1", 1, "failed", overrides=["seed=1"])
+    write_job(sweep / "seed=2", 2, "killed", overrides=["seed=2"])
+    (sweep / "multirun.yaml").write_text(
+        "hydra:\n  sweeper:\n    _target_: hydra._internal.core_plugins.basic_sweeper.BasicSweeper\n"
+        "    params:\n      seed: 0,1,2,3\n  overrides:\n    task: []\n")
+    out = tmp_path / "all.parquet"
+    assert main(["collect", str(sweep), "-o", str(out)]) == 1
+    report = capsys.readouterr().err
+    assert "failed jobs (1):" in report and "ValueError: bad value on two lines; 4 rows of finished " \
+        "pieces kept in results.partial.parquet" in report
+    assert "missing jobs (2):" in report and "seed=2: no finished table and no ERROR" in report
+    assert "seed=3: job #3 of" in report and "never started" in report
+    assert "1 failed and 2 missing of 4 jobs" in report
+    assert pd.read_parquet(out)["config.job"].tolist() == [0, 0, 0, 0]  # only what finished
+    error = (sweep / "seed=1" / "ERROR").read_text().splitlines()
+    assert error[:3] == ["ValueError: bad value on two lines", "overrides: seed=1", "kept: 4 rows"]
+
+
+def test_collect_refuses_duplicate_rows(tmp_path, capsys):
+    write_job(tmp_path / "sweep" / "a", 0)
+    write_job(tmp_path / "sweep" / "copy_of_a", 0)
+    write_job(tmp_path / "sweep" / "b", 1)  # same keys, other config: another sweep point, kept
+    out = tmp_path / "all.parquet"
+    assert main(["collect", str(tmp_path / "sweep"), "-o", str(out)]) == 2
+    assert "rows occur more than once" in capsys.readouterr().err and not out.exists()
+    with pytest.raises(ValueError, match="8 rows occur more than once"):
+        collect(sorted((tmp_path / "sweep").rglob("results.parquet")))
+    assert len(collect([tmp_path / "sweep" / p / "results.parquet" for p in ("a", "b")])) == 8
+
+
+def test_expected_jobs_expand_params_and_command_line(tmp_path):
+    from ordrank.results import expected_jobs
+
+    (tmp_path / "multirun.yaml").write_text(
+        "hydra:\n  sweeper:\n    _target_: hydra._internal.core_plugins.basic_sweeper.BasicSweeper\n"
+        "    params:\n      dataset.name: pyrim,machine\n      protocol.splits: range(2)\n"
+        "  overrides:\n    task: ['+experiment=x', 'protocol.splits=5', 'only=[A,B]']\n")
+    jobs = expected_jobs(tmp_path)
+    assert jobs == [["dataset.name=pyrim", "protocol.splits=5", "+experiment=x", "only=[A,B]"],
+                    ["dataset.name=machine", "protocol.splits=5", "+experiment=x", "only=[A,B]"]]
+    assert expected_jobs(tmp_path / "nowhere") is None
+
+
+def test_progress_switch(monkeypatch, capsys):
+    from ordrank.progress import progress
+
+    monkeypatch.setenv("ORDRANK_PROGRESS", "1")  # on, although pytest's stderr is not a terminal
+    with progress(2, "pieces") as bar:
+        bar.update(2)
+        bar.refresh()
+    shown = capsys.readouterr().err
+    assert "pieces: 100%" in shown and "2/2" in shown
+    monkeypatch.setenv("ORDRANK_PROGRESS", "0")
+    with progress(2, "pieces") as bar:
+        bar.update(2)
+    assert capsys.readouterr().err == ""
+    monkeypatch.setenv("ORDRANK_PROGRESS", "yes")
+    with pytest.raises(ValueError, match="ORDRANK_PROGRESS must be one of"):
+        progress(2, "pieces")

@@ -304,8 +304,9 @@ def main(argv=None) -> int:
     n_jobs = len(jobs) if jobs else len(paths)
     print(f"collected {len(paths)} tables ({len(table)} rows) of {n_jobs} jobs -> {args.out}")
     if problems:
-        print(f"incomplete: {len(problems)} of {n_jobs} jobs failed or missing (see above); rerun the "
-              "sweep with resume=true to run only those", file=sys.stderr)
+        failed = sum(job.state == "failed" for job in problems)
+        print(f"incomplete: {failed} failed and {len(problems) - failed} missing of {n_jobs} jobs (listed "
+              "above); start the sweep again with resume=true to run only those", file=sys.stderr)
         return 1
     return 0
 
