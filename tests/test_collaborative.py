@@ -92,7 +92,7 @@ def test_batching_does_not_change_results():
     runs = [by_algorithm(EachMovieProtocol(min_ratings=4, n_targets=None, record_every=1, batch_size=b)
                          .iter_run(ratings, {"PRank": PRank()}, seed=3))["PRank"] for b in (1, 2, 64)]
     for other in runs[1:]:
-        pd.testing.assert_frame_equal(runs[0], other)
+        pd.testing.assert_frame_equal(runs[0], other, check_exact=True)
 
 
 def test_a_batch_is_final_when_yielded():
@@ -105,7 +105,7 @@ def test_a_batch_is_final_when_yielded():
     pieces.close()
     for name, table in by_algorithm(first).items():
         assert table.seed.unique().tolist() == [0, 1]
-        pd.testing.assert_frame_equal(table, whole[name][whole[name].seed < 2])
+        pd.testing.assert_frame_equal(table, whole[name][whole[name].seed < 2], check_exact=True)
 
 
 @pytest.mark.parametrize("kwargs, message", [

@@ -88,7 +88,7 @@ def test_parallel_sweep_gives_the_rows_of_sequential_runs(tmp_path, capsys, laun
     merged = pd.read_parquet(tmp_path / "all.parquet")
     one_by_one = pd.concat([read_table(run(make_cfg([*TINY, f"seed={seed}", f"only={name}"]),
                                            tmp_path / "seq" / f"{seed}{name}")) for seed, name in POINTS])
-    pd.testing.assert_frame_equal(sort(merged), sort(one_by_one))
+    pd.testing.assert_frame_equal(sort(merged), sort(one_by_one), check_exact=True)
     assert len(merged) == 4 * 2 * 4  # jobs x sequences x recorded steps, each row once
 
 
@@ -168,7 +168,8 @@ def test_interrupted_eachmovie_run_keeps_its_finished_batches(tmp_path):
             break
     expected = finalize(pd.concat(pieces, ignore_index=True), cfg.experiment, cfg.dataset.name, {},
                         keys=parts["protocol"].keys)
-    pd.testing.assert_frame_equal(kept.drop(columns=kept.filter(like="config.").columns), expected)
+    pd.testing.assert_frame_equal(kept.drop(columns=kept.filter(like="config.").columns), expected,
+                                  check_exact=True)
 
 
 def failing_after_first_piece(action):
@@ -215,7 +216,8 @@ def test_failed_or_stopped_run_keeps_its_pieces_and_a_rerun_clears_the_error(
     path = run(cfg, tmp_path)  # started again: runs, and the stale ERROR and partial table go
     assert sorted(p.name for p in tmp_path.iterdir()) == [FINISHED, "results.parquet"]
     table = read_table(path)
-    pd.testing.assert_frame_equal(table[table.algorithm == "PRank"].reset_index(drop=True), kept)
+    pd.testing.assert_frame_equal(table[table.algorithm == "PRank"].reset_index(drop=True), kept,
+                                  check_exact=True)
 
 
 def test_resume_tells_apart_runs_of_other_algorithms(tmp_path):
