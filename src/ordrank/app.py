@@ -169,9 +169,10 @@ def run(cfg: DictConfig, output_dir: str | Path) -> Path:
 
 def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
     parts = build(cfg)
-    config = _without(OmegaConf.to_container(cfg, resolve=True), LOCATION_KEYS)
-    only = OmegaConf.to_container(cfg, resolve=True).get("only")
-    key = fingerprint(config if only is None else {**config, "only": only})  # `only` picks the rows
+    resolved = OmegaConf.to_container(cfg, resolve=True)
+    config = _without(resolved, LOCATION_KEYS)
+    only = resolved.get("only")  # not a config column, but it picks the rows: part of the fingerprint
+    key = fingerprint(config if only is None else {**config, "only": only})
     path = output_dir / cfg.table_name
     partial = partial_path(path)
     marker = output_dir / FINISHED
