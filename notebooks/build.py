@@ -153,7 +153,7 @@ every_round = EachMovieProtocol(min_ratings=100, n_targets=None, record_every=1,
 
 def losses(learner, scale):
     \"\"\"Per-round rank loss (targets × 100 rounds), from the time-averaged curves of every round.\"\"\"
-    (table,) = every_round.iter_run(movielens, {"PRank": learner}, scaled_features(scale), seed=0)
+    table = pd.concat(every_round.iter_run(movielens, {"PRank": learner}, scaled_features(scale), seed=0))
     averaged = table.pivot(index="seed", columns="step", values="value").to_numpy()
     return np.diff(averaged * np.arange(1, averaged.shape[1] + 1), prepend=0.0, axis=1).round()
 
