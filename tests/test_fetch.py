@@ -411,7 +411,8 @@ def test_real_orca_archives_are_rebuilt_byte_for_byte(mirror, shared_data_dir, t
 def test_real_chu_and_movielens_fetched_with_the_pinned_hashes(mirror, shared_data_dir, tmp_path, monkeypatch):
     root, url = mirror
     chu = shared_data_dir / "chu-ghahramani-2005-ordinal"
-    serve(root, chu.name, {f: (chu / f).read_bytes() for f in [*registry._chu_files("pyrimidines/5bins"), "README.txt"]})
+    files = [*registry._chu_files("pyrimidines/5bins"), "README.txt"]
+    serve(root, chu.name, {f: (chu / f).read_bytes() for f in files})
     pin(monkeypatch, "chu", **only(registry.DATASETS["chu"], ["pyrimidines/5bins", "README.txt"]))
     fetch("chu", tmp_path / "data", base_url=url)
     assert BenchmarkData("pyrim", bins=5, source="chu", data_dir=tmp_path / "data").split(19)[0].shape == (50, 27)

@@ -222,7 +222,7 @@ MOVIELENS_ZIPS = {  # GroupLens' published md5 of each zip; the folder it unpack
 
 def _orca_members(archive: str) -> list[str]:
     """Partition files of an ORCA archive ``<B>bins/<stem>``, upstream paths."""
-    bins, stem = archive.split("/")
+    stem = archive.split("/")[1]
     first = int(stem.split("-")[0] in ONE_BASED)
     return [f"{archive}/matlab/{kind}_{stem}.{k}" for kind in ("train", "test") for k in range(first, first + 20)]
 
@@ -250,7 +250,7 @@ DATASETS: dict[str, DataSet] = {ds.name: ds for ds in [
                "about 25 MB (5.9 MB zip)"),
     _movielens("10m", "movielens-10m", "ml-10M100K", (Check(("ratings.dat",), None, "ml-10m.zip"),),
                "about 270 MB (63 MB zip)"),
-    DataSet("eachmovie", "eachmovie", "EachMovie", "Compaq SRC 1997; controlled access only", "about 75 MB",
+    DataSet("eachmovie", "eachmovie", "EachMovie", "Compaq SRC 1997; controlled access only", "2.8M ratings",
             (Check(("Vote.txt",), None),),
             manual=f"no public download: {EACHMOVIE_SOURCE}. Put Vote.txt at <data dir>/eachmovie/Vote.txt"),
     DataSet("orca", "orca-discretized-regression", "ORCA discretized-regression partitions (5 and 10 bins)",
@@ -339,7 +339,8 @@ def status(name: str, data_dir: str | os.PathLike | None = None) -> Status:
     for check, actual in _problems(ds, path):
         if actual is None:
             absent = [f for f in check.files if not (path / f).is_file()]
-            problems.append(f"{absent[0]} missing" + (f" (and {len(absent) - 1} more files)" if len(absent) > 1 else ""))
+            more = f" (and {len(absent) - 1} more files)" if len(absent) > 1 else ""
+            problems.append(f"{absent[0]} missing{more}")
         else:
             problems.append(f"{_label(check)} has sha256 {actual}, not the pinned {check.sha256}")
     return Status(ds, path, True, problems)
