@@ -4,6 +4,7 @@ Nothing here touches the internet: every test serves files from ``tmp_path`` on 
 sets get their hashes re-pinned for the test; the real-data tests serve the shared files with the
 registry's own pinned hashes (and show that the ORCA archives are rebuilt byte for byte).
 """
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -46,20 +47,28 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         return super().send_head()
 
 
+@contextlib.contextmanager
+def http_server(root: Path):
+    """Serve the folder `root` on 127.0.0.1; yields its URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.fixture
 def mirror(tmp_path, monkeypatch):
     """(folder served over HTTP, its URL); no retries, no proxy, no ORDRANK_DATA_URL from outside."""
     root = tmp_path / "mirror"
     root.mkdir()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
     monkeypatch.setattr(registry, "RETRIES", 0)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
     monkeypatch.delenv("ORDRANK_DATA_URL", raising=False)
-    yield root, f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    server.server_close()
+    with http_server(root) as url:
+        yield root, url
 
 
 def sha256(data: bytes) -> str:
@@ -381,12 +390,13 @@ def test_pack_tar_xz_is_deterministic(tmp_path):
 
 # --- the real files with the registry's own pinned checksums -------------------------------------------
 
-def test_real_abalone_fetched_with_the_pinned_hashes(mirror, shared_data_dir, tmp_path, monkeypatch):
-    root, url = mirror
-    serve(root, "uci-abalone", {f: (shared_data_dir / "uci-abalone" / f).read_bytes() for f in registry.ABALONE_FILES})
-    monkeypatch.setenv("ORDRANK_DATA_URL", url)
-    fetch("uci-abalone", tmp_path / "data")
-    assert registry.status("uci-abalone", tmp_path / "data").complete
+def test_real_chu_and_abalone_fetched_whole_from_a_mirror_of_the_data_dir(mirror, shared_data_dir, tmp_path):
+    """The shared data directory is laid out as a mirror of these two sets: serve it as it is."""
+    with http_server(shared_data_dir) as url:
+        assert main(["fetch", "chu", "uci-abalone", "--data-dir", str(tmp_path), "--base-url", url]) == 0
+    assert registry.status("chu", tmp_path).complete and registry.status("uci-abalone", tmp_path).complete
+    assert len(list((tmp_path / "chu-ghahramani-2005-ordinal").rglob("*_t*_*.*"))) == 400
+    assert BenchmarkData("pyrim", bins=5, source="chu", data_dir=tmp_path).split(19)[0].shape == (50, 27)
 
 
 def test_real_orca_archives_are_rebuilt_byte_for_byte(mirror, shared_data_dir, tmp_path, monkeypatch):
@@ -408,15 +418,8 @@ def test_real_orca_archives_are_rebuilt_byte_for_byte(mirror, shared_data_dir, t
                 registry.ORCA_ARCHIVES
 
 
-def test_real_chu_and_movielens_fetched_with_the_pinned_hashes(mirror, shared_data_dir, tmp_path, monkeypatch):
+def test_real_movielens_unpacks_to_the_pinned_hashes(mirror, shared_data_dir, tmp_path, monkeypatch):
     root, url = mirror
-    chu = shared_data_dir / "chu-ghahramani-2005-ordinal"
-    files = [*registry._chu_files("pyrimidines/5bins"), "README.txt"]
-    serve(root, chu.name, {f: (chu / f).read_bytes() for f in files})
-    pin(monkeypatch, "chu", **only(registry.DATASETS["chu"], ["pyrimidines/5bins", "README.txt"]))
-    fetch("chu", tmp_path / "data", base_url=url)
-    assert BenchmarkData("pyrim", bins=5, source="chu", data_dir=tmp_path / "data").split(19)[0].shape == (50, 27)
-
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as zipped:
         for name in registry.MOVIELENS_100K_FILES:
@@ -426,4 +429,4 @@ def test_real_chu_and_movielens_fetched_with_the_pinned_hashes(mirror, shared_da
     pin(monkeypatch, "movielens-100k", downloads=(Download("ml-100k.zip", known_hash=sha256(buffer.getvalue())),))
     fetch("movielens-100k", tmp_path / "data", base_url=url)
     assert load_movielens_100k(tmp_path / "data").n_ratings == 100_000
-    assert missing(["chu", "movielens-100k"], tmp_path / "data") == []
+    assert missing(["movielens-100k"], tmp_path / "data") == []
