@@ -27,7 +27,7 @@ ORDINAL_SCORE = {
 }
 
 
-@parametrize_with_checks([SVOR(), SVOR("explicit", kernel="linear")],
+@parametrize_with_checks([SVOR(), SVOR("explicit", kernel="linear"), SVOR(working_set=True)],
                          expected_failed_checks=lambda est: ORDINAL_SCORE)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
@@ -256,3 +256,90 @@ def test_exact_form_where_the_factor_would_not_help(params):
     auto, exact = both_forms(X, y, **params)
     assert auto.kernel_rank_ is None
     np.testing.assert_array_equal(auto.thresholds_, exact.thresholds_)
+
+
+def ranked_data(seed, n, noise, k=6, d=5):
+    """Gaussian features, ranks = quantiles of a non-linear score plus noise·its std."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    s = X @ rng.normal(size=d) + np.sin(X[:, 0])
+    z = s + noise * s.std() * rng.normal(size=n)
+    return X, 1 + np.searchsorted(np.quantile(z, np.linspace(0, 1, k + 1)[1:-1]), z)
+
+
+@pytest.mark.parametrize("constraints", ["implicit", "explicit"])
+@pytest.mark.parametrize("noise", [0.2, 1.0])
+def test_working_set_reaches_the_exact_optimum(constraints, noise):
+    """The working-set solve (restricted problems, KKT-checked on every variable) has the full
+    solve's objective, thresholds and predictions, after restricting the kernel block."""
+    X, y = ranked_data(7, 250, noise)
+    svor.clear_cache()
+    exact = SVOR(constraints, gamma=0.2, C=2.0, tol=1e-6).fit(X, y)
+    ws = SVOR(constraints, gamma=0.2, C=2.0, tol=1e-6, working_set=True).fit(X, y)
+    assert exact.n_rounds_ == 0 and exact.working_set_size_ == len(X)
+    assert ws.n_rounds_ >= 1 and ws.working_set_size_ < len(X)
+    assert ws.objective_ == pytest.approx(exact.objective_, rel=1e-6)
+    np.testing.assert_allclose(ws.thresholds_, exact.thresholds_, atol=1e-3)
+    np.testing.assert_allclose(ws.decision_function(X), exact.decision_function(X), atol=1e-3)
+    assert np.mean(ws.predict(X) == exact.predict(X)) >= 0.99
+    # optimal on all n examples: (β, b) has the primal value ½βᵀKβ + C·Σ hinge = −dual optimum
+    maps = svor.Maps(ws.to_ranks(y), len(ws.classes_), constraints)
+    f, b, beta = ws.decision_function(X), ws.thresholds_, ws.dual_coef_
+    hinge = np.maximum(0, 1 - maps.s * (f[maps.i] - b[maps.j - 1])).sum()
+    assert 0.5 * beta @ f + 2.0 * hinge == pytest.approx(-exact.objective_, rel=1e-5)
+
+
+def test_working_set_kkt_verified_on_all_variables():
+    """Fixing variables at wrong values is detected: with WS_MAX_ROUNDS = 1 a noisy problem that
+    needs several rounds falls back to the full solve, with the same result."""
+    X, y = ranked_data(8, 200, 1.0)
+    svor.clear_cache()
+    with mock.patch.object(svor, "WS_MAX_ROUNDS", 1):
+        fallback = SVOR(gamma=0.2, tol=1e-6, working_set=True).fit(X, y)
+    exact = SVOR(gamma=0.2, tol=1e-6).fit(X, y)
+    assert fallback.n_rounds_ == 0  # gave up on the working set
+    np.testing.assert_array_equal(fallback.thresholds_, exact.thresholds_)
+    several = SVOR(gamma=0.2, tol=1e-6, working_set=True).fit(X, y)
+    assert several.n_rounds_ > 1
+
+
+def test_working_set_auto_by_size():
+    X, y = ranked_data(9, 60, 0.2)
+    with mock.patch.object(svor, "WS_MIN_N", 61):
+        assert SVOR(working_set="auto").fit(X, y).n_rounds_ == 0
+    with mock.patch.object(svor, "WS_MIN_N", 60):
+        assert SVOR(working_set="auto").fit(X, y).n_rounds_ >= 1
+    with pytest.raises(ValueError, match="working_set"):
+        SVOR(working_set="sometimes").fit(X, y)
+
+
+def test_make_feasible_balances_every_threshold():
+    """A guess whose fixed variables no working variable can balance gets enough variables moved
+    into the working set, nearest their margin first."""
+    rng = np.random.default_rng(10)
+    ranks = rng.integers(1, 5, size=80)
+    maps = svor.Maps(ranks, 4, "implicit")
+    g = np.where(maps.s > 0, 1.0, 0.0)  # every s = +1 at C: each sum Σ s g > 0
+    margin = rng.normal(1, 1, size=len(g))
+    V = svor.make_feasible(maps, g, np.zeros(len(g), bool), margin, 1.0)
+    for j in range(1, 4):
+        at = maps.j == j
+        rest = np.sum((maps.s * g)[at & ~V])
+        assert -np.sum(at & V & (maps.s < 0)) <= -rest <= np.sum(at & V & (maps.s > 0))
+        moved = np.flatnonzero(at & V)
+        kept = np.flatnonzero(at & ~V & (maps.s > 0))
+        if len(kept):  # nearest the margin moved first
+            assert np.abs(margin[moved] - 1).max() <= np.abs(margin[kept] - 1).min()
+
+
+def test_working_set_under_grid_search():
+    """GridSearchCV's clones with the working set choose and refit like the full solve."""
+    X, y = ranked_data(11, 120, 0.5)
+    grid = {"C": [0.1, 1.0, 10.0]}
+    ws = GridSearchCV(SVOR(gamma=0.5, tol=1e-6, working_set=True), grid, cv=3).fit(X, y)
+    exact = GridSearchCV(SVOR(gamma=0.5, tol=1e-6), grid, cv=3).fit(X, y)
+    assert ws.best_params_ == exact.best_params_
+    np.testing.assert_allclose(ws.cv_results_["mean_test_score"],
+                               exact.cv_results_["mean_test_score"], atol=1e-9)
+    np.testing.assert_allclose(ws.best_estimator_.thresholds_, exact.best_estimator_.thresholds_,
+                               atol=1e-4)
