@@ -38,6 +38,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from ordrank.datasets.fetch import require
+
 REPO = Path(__file__).resolve().parents[1]
 QUICK_OUT = REPO / "build" / "quick"
 
@@ -164,49 +166,14 @@ def needed_data(entries) -> list[str]:
     return sorted({name for entry in entries for name in entry.data})
 
 
-# What each data set needs under the data directory and how to get it; used only while
-# ordrank.datasets.fetch (which knows the same, and downloads) is not installed.
-FALLBACK = {
-    "movielens-100k": ([("movielens-100k/u.data", "ml-100k/u.data")],
-                       "download ml-100k.zip from https://grouplens.org/datasets/movielens/100k/ "
-                       "and unpack it into the data directory"),
-    "orca": ([(f"orca-discretized-regression/10bins/{stem}.tar.xz",) for stem in
-              ("pyrim10", "machine10", "housing10", "abalone10", "stock10", "bank2-10", "computer2-10",
-               "calhousing-10", "census2-10")],
-             "download datasets-orreview.zip from http://www.uco.es/grupos/ayrna/orreview and pack each "
-             "<B>bins/<archive>/matlab folder into orca-discretized-regression/<B>bins/<archive>.tar.xz"),
-}
-
-
-def _require_fallback(names, data_dir) -> None:
-    problems = []
-    for name in names:
-        groups, how = FALLBACK[name]
-        absent = [" or ".join(group) for group in groups
-                  if not any((Path(data_dir) / p).is_file() for p in group)]
-        if absent:
-            problems.append(f"- {name}: missing {', '.join(absent)}\n  to get it: {how}")
-    if problems:
-        raise FileNotFoundError(f"data sets missing under {data_dir} (set ORDRANK_DATA or --data-dir):\n"
-                                + "\n".join(problems))
-
-
 def check_data(names: list[str], data_dir: str) -> None:
-    """Stop before any work when a data set is missing, saying how to get each one.
+    """Stop before any work when a data set is missing or incomplete, saying how to get each one.
 
-    ``ordrank.datasets.fetch.require`` raises naming each missing set and its fetch command
-    (``python -m ordrank.data fetch NAME``); until that module is installed a local check of the
-    same files is used.
+    ``ordrank.datasets.fetch.require`` raises FileNotFoundError naming each such set and its fetch
+    command (``python -m ordrank.data fetch NAME``).
     """
-    if not names:
-        return
-    try:
-        from ordrank.datasets.fetch import require
-    except ModuleNotFoundError as error:
-        if error.name != "ordrank.datasets.fetch":
-            raise
-        require = _require_fallback
-    require(names, data_dir)
+    if names:
+        require(names, data_dir)
 
 
 def load_script(name: str):

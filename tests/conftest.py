@@ -6,12 +6,8 @@ import pytest
 from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[1]
-# what the data-dependent tests read under the data directory (one file or folder per data set)
-SHARED_DATA = {
-    "MovieLens-100K": "movielens-100k/u.data",
-    "ORCA discretized-regression archives": "orca-discretized-regression/10bins",
-    "Wei Chu's partitions": "chu-ghahramani-2005-ordinal",
-}
+# the data sets the data-dependent tests read (names of ordrank.datasets.fetch)
+SHARED_DATA = ["movielens-100k", "orca", "chu"]
 
 settings.register_profile("ordrank", max_examples=60, deadline=None)
 settings.load_profile("ordrank")
@@ -23,8 +19,10 @@ def under_ci() -> bool:
 
 
 def missing_data(path: Path) -> list[str]:
-    """The data sets of SHARED_DATA that are not under ``path``, each with the path it expected."""
-    return [f"{name} ({path / where})" for name, where in SHARED_DATA.items() if not (path / where).exists()]
+    """The data sets of SHARED_DATA absent or incomplete under ``path``, each with how to get it."""
+    from ordrank.datasets.fetch import missing
+
+    return missing(SHARED_DATA, path)
 
 
 @pytest.fixture(scope="session")
@@ -40,7 +38,7 @@ def shared_data_dir() -> Path:
         problem = f"real data directory {path} not found (set ORDRANK_DATA)"
     else:
         missing = missing_data(path)
-        problem = f"data missing under {path}: {'; '.join(missing)} (see README: Data)" if missing else None
+        problem = f"data missing under {path}: {'; '.join(missing)}" if missing else None
     if problem:
         if under_ci():
             pytest.fail(f"CI: {problem}")
