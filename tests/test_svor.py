@@ -303,12 +303,16 @@ def test_working_set_kkt_verified_on_all_variables():
     assert several.n_rounds_ > 1
 
 
-def test_working_set_auto_by_size():
+def test_working_set_auto_by_size_and_share():
     X, y = ranked_data(9, 60, 0.2)
     with mock.patch.object(svor, "WS_MIN_N", 61):
         assert SVOR(working_set="auto").fit(X, y).n_rounds_ == 0
     with mock.patch.object(svor, "WS_MIN_N", 60):
-        assert SVOR(working_set="auto").fit(X, y).n_rounds_ >= 1
+        with mock.patch.object(svor, "WS_MAX_SHARE", 1.0):
+            assert SVOR(working_set="auto").fit(X, y).n_rounds_ >= 1
+        with mock.patch.object(svor, "WS_MAX_SHARE", 0.0):
+            assert SVOR(working_set="auto").fit(X, y).n_rounds_ == 0  # a large guess: full solve
+            assert SVOR(working_set=True).fit(X, y).n_rounds_ >= 1  # True: always restricted
     with pytest.raises(ValueError, match="working_set"):
         SVOR(working_set="sometimes").fit(X, y)
 
