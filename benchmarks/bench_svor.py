@@ -85,9 +85,9 @@ def compare(n, noise, repeats):
     print(f"  n={n:5d}  noise {noise:.1f}  ordrank {ours_s:6.2f} s ({model.n_iter_} iterations, "
           f"{form(model)}, factor needs r >= {needed_rank(X)})  skordinal {theirs_s:6.2f} s  "
           f"ratio {ours_s / theirs_s:5.2f}  max |Δb| {gap:.4f}  equal predictions {agree:.3f}")
-    print(f"  {'':20s}working_set='auto' {ws_s:6.2f} s ({ws.n_rounds_} rounds, largest kernel block "
-          f"{ws.working_set_size_})  ratio {ws_s / theirs_s:5.2f}  vs full: objective rel. diff "
-          f"{abs(ws.objective_ / model.objective_ - 1):.1e}  max |Δb| "
+    print(f"  {'':20s}working_set='auto' {ws_s:6.2f} s ({ws.n_rounds_} rounds, largest kernel "
+          f"block {ws.working_set_size_})  ratio {ws_s / theirs_s:5.2f}  vs full: objective "
+          f"rel. diff {abs(ws.objective_ / model.objective_ - 1):.1e}  max |Δb| "
           f"{np.abs(ws.thresholds_ - model.thresholds_).max():.1e}  equal predictions "
           f"{np.mean(ws.predict(X) == model.predict(X)):.4f}; vs skordinal: max |Δb| "
           f"{np.abs(ws.thresholds_ - peer.thresholds_).max():.4f}  equal predictions "

@@ -72,8 +72,9 @@ examples in the first block (about 0.85 of them there, 0.45–0.65 with well-sep
 Solving a half or a third of the examples first (C scaled up) gave worse guesses and more rounds.
 Measured (benchmarks/bench_svor.py, 8 features, 10 ranks): 1.10 → 0.69 s at n = 1000 and 4.1 →
 2.8 s at n = 2000 with well-separated ranks; with overlapping ones "auto" pays the first pass on
-top of the full solve (0.94 → 1.32 s, 3.4 → 5.0 s), and ``working_set=True`` is 1.5–3× slower. Each restricted problem is compiled afresh (C is a constant there); the cache
-keeps the Gram matrix.
+top of the full solve (0.94 → 1.32 s, 3.4 → 5.0 s), and ``working_set=True`` is 1.5–3× slower.
+Each restricted problem is compiled afresh (C is a constant there); the cache keeps the Gram
+matrix.
 """
 from __future__ import annotations
 
@@ -285,8 +286,9 @@ class Gram:
 def restricted_solve(gram: Gram, g, V, C, solver, opts):
     r"""Minimize the dual over the variables ``V`` with the others fixed at their values in the
     feasible ``g``: only the examples E with a variable in V enter the quadratic block
-    :math:`K_{EE}`, the fixed part of β enters linearly (:math:`\beta_E^\top K_{E,\cdot}\beta_{fixed}`)
-    and in the equality constraints. Returns (g with V updated, ν, |E|, problem)."""
+    :math:`K_{EE}`, the fixed part of β enters linearly
+    (:math:`\beta_E^\top K_{E,\cdot}\beta_{fixed}`) and in the equality constraints.
+    Returns (g with V updated, ν, |E|, problem)."""
     maps, K = gram.maps, gram.K_qp
     n, k, fixed, work = len(K), maps.k, ~V, np.flatnonzero(V)
     E = np.zeros(n, bool)
@@ -301,7 +303,8 @@ def restricted_solve(gram: Gram, g, V, C, solver, opts):
     sums, nu = T @ gw + fixed_sums, None
     if maps.constraints == "explicit" and k > 2:
         nu = cp.Variable(k - 2, nonneg=True)
-        sums = sums - sp.diags([np.ones(k - 2), -np.ones(k - 2)], [-1, 0], shape=(k - 1, k - 2)) @ nu
+        D = sp.diags([np.ones(k - 2), -np.ones(k - 2)], [-1, 0], shape=(k - 1, k - 2))
+        sums = sums - D @ nu
     quad = cp.quad_form(beta, cp.psd_wrap(dense_csc(K[np.ix_(rows, rows)])))
     problem = cp.Problem(cp.Minimize(0.5 * quad + linear @ beta - cp.sum(gw)),
                          [beta == S @ gw + fixed_beta[rows], sums == 0, gw >= 0, gw <= C])
@@ -523,7 +526,8 @@ class SVOR(OrdinalEstimator):
         return self
 
     def _solve_full(self, dual: Dual, what):
-        """The one full problem (cached, C a parameter): (g, ν, status); sets n_iter_, objective_."""
+        """The one full problem (cached, C a parameter): (g, ν, status); sets n_iter_ and
+        objective_."""
         with dual.lock:
             dual.C.value = float(self.C)
             try:
