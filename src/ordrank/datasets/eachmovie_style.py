@@ -49,6 +49,19 @@ CHUNK_CELLS = 2**22
 """Users are processed in chunks of about this many (user, item) sampling keys."""
 
 
+def untied(keys: np.ndarray) -> np.ndarray:
+    """Non-negative float32 keys as distinct uint64 keys in the same order, ties broken by column.
+
+    A partition or sort of keys with ties may order the tied entries differently from one
+    implementation to another (numpy dispatches to different sorting kernels by CPU), so float32
+    sampling keys, which do tie, would give different samples on different machines. The bits of a
+    non-negative float32 read as uint32 have the float's order; the column index below them makes
+    every key distinct, so any correct partition or sort gives the same answer.
+    """
+    bits = np.ascontiguousarray(keys, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    return (bits << np.uint64(32)) | np.arange(keys.shape[-1], dtype=np.uint64)
+
+
 def eachmovie_style(n_users: int = 61265, n_items: int = 1623, n_levels: int = 6, latent_dim: int = 8,
                     seed: int = 0, *, median_activity: float = 24.0, activity_sigma: float = 1.2,
                     popularity_sigma: float = 1.5, noise: float = 1.0) -> Ratings:
@@ -107,6 +120,7 @@ def eachmovie_style(n_users: int = 61265, n_items: int = 1623, n_levels: int = 6
         chunk = order[start:start + step]
         sizes = activity[chunk]
         keys = rng.standard_exponential((len(chunk), n_items), dtype=np.float32) / popularity
+        keys = untied(keys)
         smallest = np.argpartition(keys, sizes[0] - 1, axis=1)[:, :sizes[0]]
         by_key = np.argsort(np.take_along_axis(keys, smallest, 1), axis=1)
         smallest = np.take_along_axis(smallest, by_key, 1)
