@@ -1,6 +1,7 @@
 """Learners, each a scikit-learn estimator in a module of its own (math in its docstring).
 
-``online/``: PRank and its paper's baselines (``partial_fit``). ``batch/``: SVOR (cvxpy), the
+``online/``: PRank and its paper's baselines (``partial_fit``). ``structured/``: the Predtron
+framework and its instances (subset ranking). ``batch/``: SVOR (cvxpy), the
 reduction to binary classification, ordered logit/probit and the nominal/regression baselines —
 imported on first use, since they pull in cvxpy and statsmodels.
 """
@@ -8,6 +9,7 @@ from importlib import import_module
 
 from ordrank.algorithms._ordinal import FitFailed, OrdinalEstimator
 from ordrank.algorithms.online import MulticlassPerceptron, PRank, WidrowHoff
+from ordrank.algorithms.structured import PredtronRanker
 
 _BATCH = {
     "SVOR": "svor",
@@ -16,7 +18,8 @@ _BATCH = {
     "RoundedRegression": "baselines", "NominalClassification": "baselines",
 }
 
-__all__ = ["PRank", "MulticlassPerceptron", "WidrowHoff", "OrdinalEstimator", "FitFailed", *_BATCH]
+__all__ = ["PRank", "MulticlassPerceptron", "WidrowHoff", "PredtronRanker", "OrdinalEstimator",
+           "FitFailed", *_BATCH]
 
 
 def __getattr__(name):

@@ -1,0 +1,10 @@
+"""The Predtron framework (Jain, Natarajan & Tewari, NIPS 2015) and its instances.
+
+Algorithm 1 is put together from plain parts, each in a module of its own: a loss
+(:mod:`.losses`), a prediction space with its representation, decoding and surrogate maximizer
+(:mod:`.spaces`), the surrogate and one mistake-driven round (:mod:`.surrogate`) and the step for
+an ℓ2 or ℓ1 margin (:mod:`.steps`). Instances: :class:`PredtronRanker` (subset ranking, NDCG).
+"""
+from ordrank.algorithms.structured.ranker import PredtronRanker
+
+__all__ = ["PredtronRanker"]

@@ -1,0 +1,264 @@
+"""Predtron (Jain, Natarajan & Tewari, NIPS 2015): the parts of Algorithm 1 and its instances."""
+from itertools import permutations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from ordrank.algorithms.structured import PredtronRanker
+from ordrank.algorithms.structured.losses import MatrixLoss, NDCGLoss
+from ordrank.algorithms.structured.ranker import POSITION_FUNCTIONS
+from ordrank.algorithms.structured.spaces import FiniteSpace, Permutations
+from ordrank.algorithms.structured.steps import (pnorm_exponent, pnorm_link, pnorm_link_inverse,
+                                                  PNormStep)
+from ordrank.algorithms.structured.surrogate import predtron_round, surrogate
+from ordrank.metrics import ndcg, ndcg_loss
+
+F_CHOICES = [*POSITION_FUNCTIONS.values(), lambda i: np.exp(-i)]
+
+
+def all_positions(m):
+    """Every permutation of m documents as positions (m!, m)."""
+    return np.array(list(permutations(range(1, m + 1))))
+
+
+def brute_surrogate(space, t, y, sigma_y):
+    """max over all m! rankings of L(σ, y) − ⟨rep(σ_y) − rep(σ), t⟩."""
+    every = all_positions(len(t))
+    losses = ndcg_loss(every, np.broadcast_to(y, every.shape))
+    values = losses - (space.rep(sigma_y[None]) - space.rep(every)) @ t
+    return values.max()
+
+
+# --- NDCG ------------------------------------------------------------------------------------
+def test_ndcg_by_hand():
+    """y = (2, 0, 1) ranked as given: DCG = 3/log2(2) + 0/log2(3) + 1/log2(4) = 3.5; the ideal
+    ranking (1, 3, 2) has DCG 3 + 1/log2(3)."""
+    expected = 3.5 / (3 + 1 / np.log2(3))
+    np.testing.assert_allclose(ndcg([[1, 2, 3]], [[2, 0, 1]]), [expected])
+    np.testing.assert_allclose(ndcg([[1, 3, 2], [2, 1, 3]], [[2, 0, 1], [0, 0, 0]]), [1.0, 1.0])
+    np.testing.assert_allclose(ndcg_loss([[1, 2, 3]], [[2, 0, 1]]), [1 - expected])
+
+
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 30))
+def test_ndcg_of_an_ideal_ranking_is_exactly_one(seed, m):
+    """Any ranking by decreasing relevance (ties in any order) has loss exactly 0, not 1e-16: the
+    Predtron's mistake test is L > 0."""
+    rng = np.random.default_rng(seed)
+    relevance = rng.integers(0, 5, size=m)
+    order = np.lexsort((rng.permutation(m), -relevance))  # ties broken at random
+    positions = np.empty(m, dtype=int)
+    positions[order] = np.arange(1, m + 1)
+    assert ndcg_loss(positions[None], relevance[None])[0] == 0.0
+
+
+@pytest.mark.parametrize("positions, relevance, match", [
+    ([[1, 1, 2]], [[1, 0, 0]], "permutation of 1..3"),
+    ([[1, 2]], [[1, 0, 0]], "same shape"),
+    ([[1, 2]], [[-1, 0]], ">= 0"),
+])
+def test_ndcg_bad_input(positions, relevance, match):
+    with pytest.raises(ValueError, match=match):
+        ndcg(positions, relevance)
+
+
+# --- the surrogate on permutations (Lemma 3) -------------------------------------------------
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 6),
+       which=st.sampled_from(range(len(F_CHOICES))))
+def test_assignment_maximizer_equals_brute_force(seed, m, which):
+    rng = np.random.default_rng(seed)
+    space, loss = Permutations(F_CHOICES[which]), NDCGLoss()
+    t = rng.normal(size=m) * rng.choice([0.1, 1.0, 10.0])
+    y = rng.integers(0, 4, size=m)
+    sigma_y = space.correct(loss, y[None], t[None])
+    value, sigma_tilde = surrogate(space, loss, t[None], y[None], sigma_y)
+    assert sorted(sigma_tilde[0]) == list(range(1, m + 1))
+    np.testing.assert_allclose(value[0], brute_surrogate(space, t, y, sigma_y[0]), atol=1e-12)
+
+
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 6),
+       which=st.sampled_from(range(len(F_CHOICES))))
+def test_pred_sorts_decreasingly_and_maximizes_similarity(seed, m, which):
+    rng = np.random.default_rng(seed)
+    space = Permutations(F_CHOICES[which])
+    t = rng.integers(-2, 3, size=m).astype(float)  # with ties
+    positions = space.pred(t[None])[0]
+    order = np.argsort(positions)  # documents from the top
+    assert np.all(np.diff(t[order]) <= 0)
+    tied = np.diff(t[order]) == 0
+    assert np.all(np.diff(order)[tied] > 0), "equal scores keep document order"
+    best = (space.rep(all_positions(m)) @ t).max()
+    np.testing.assert_allclose(space.rep(positions) @ t, best)
+    np.testing.assert_allclose(np.linalg.norm(space.rep(positions)), 1.0)
+
+
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(2, 8), lam=st.floats(0, 1),
+       which=st.integers(0, len(F_CHOICES) - 1))
+def test_surrogate_bounds_the_loss_and_is_convex(seed, m, lam, which):
+    rng = np.random.default_rng(seed)
+    space, loss = Permutations(F_CHOICES[which]), NDCGLoss()
+    y = rng.integers(0, 4, size=(1, m))
+    t1, t2 = rng.normal(size=(2, 1, m)) * rng.choice([0.1, 1.0, 10.0], size=2)[:, None, None]
+    sigma_y = space.correct(loss, y, t1)  # one fixed member of Σ_y: φ(·, y) is then convex
+    phi = {name: surrogate(space, loss, t, y, sigma_y)[0][0]
+           for name, t in (("t1", t1), ("t2", t2), ("mix", lam * t1 + (1 - lam) * t2))}
+    assert phi["mix"] <= lam * phi["t1"] + (1 - lam) * phi["t2"] + 1e-12
+    for t in (t1, t2):
+        value = surrogate(space, loss, t, y, space.correct(loss, y, t))[0][0]
+        assert value >= loss(space.pred(t), y)[0] - 1e-12
+        assert value >= -1e-12
+
+
+def test_correct_member_follows_relevance_then_scores():
+    space, loss = Permutations(POSITION_FUNCTIONS["inverse"]), NDCGLoss()
+    sigma_y = space.correct(loss, np.array([[1, 0, 1, 0]]), np.array([[0.0, 5.0, 1.0, 5.0]]))
+    # relevant documents 0, 2 first (2 has the higher score), then the tied 1, 3 by index
+    assert sigma_y.tolist() == [[2, 3, 1, 4]]
+    assert ndcg_loss(sigma_y, [[1, 0, 1, 0]])[0] == 0
+
+
+def test_round_updates_only_on_mistakes():
+    space, loss = Permutations(POSITION_FUNCTIONS["power_2"]), NDCGLoss()
+    t = np.array([[3.0, 2.0, 1.0], [1.0, 2.0, 3.0], [1.0, 2.0, 3.0]])
+    y = np.array([[2, 1, 0], [2, 1, 0], [0, 0, 0]])
+    predictions, losses, grad = predtron_round(space, loss, t, y)
+    assert predictions.tolist() == [[1, 2, 3], [3, 2, 1], [3, 2, 1]]
+    assert losses[0] == 0 and losses[1] > 0 and losses[2] == 0  # all-zero relevance: never a loss
+    np.testing.assert_array_equal(grad[[0, 2]], 0)
+    sigma_tilde = space.maximize(loss, t[1:2], y[1:2])
+    np.testing.assert_allclose(grad[1], space.rep(sigma_tilde[0]) - space.rep(np.array([1, 2, 3])))
+
+
+def test_position_function_must_decrease():
+    with pytest.raises(ValueError, match="strictly decreasing"):
+        Permutations(lambda i: i * 1.0).table(3)
+    with pytest.raises(ValueError, match="finite"):
+        Permutations(lambda i: np.where(i > 1, -1.0 * i, np.inf)).table(3)
+
+
+# --- the ℓ1 step ------------------------------------------------------------------------------
+@given(r=st.floats(1.05, 2.0), w=arrays(np.float64, (2, 7), elements=st.floats(-1e3, 1e3)))
+def test_pnorm_link_and_inverse_are_inverses(r, w):
+    atol = 1e-9 * (1 + np.abs(w).max())
+    np.testing.assert_allclose(pnorm_link_inverse(pnorm_link(w, r), r), w, atol=atol)
+    np.testing.assert_allclose(pnorm_link(pnorm_link_inverse(w, r), r), w, atol=atol)
+
+
+@given(seed=st.integers(0, 2**32 - 1), r=st.floats(1.1, 3.0))
+def test_pnorm_link_is_the_gradient_of_half_squared_norm(seed, r):
+    w = np.random.default_rng(seed).normal(size=5)
+    psi = lambda v: 0.5 * np.sum(np.abs(v) ** r) ** (2 / r)
+    h = 1e-6
+    numeric = [(psi(w + h * e) - psi(w - h * e)) / (2 * h) for e in np.eye(5)]
+    np.testing.assert_allclose(pnorm_link(w[None], r)[0], numeric, rtol=1e-5, atol=1e-8)
+
+
+def test_pnorm_exponent():
+    assert pnorm_exponent(7) == 2.0
+    np.testing.assert_allclose(pnorm_exponent(30), np.log(30) / (np.log(30) - 1))
+    assert 1 < pnorm_exponent(2500) < pnorm_exponent(30) <= 2
+
+
+# --- PredtronRanker ---------------------------------------------------------------------------
+def ranking_data(rng, n, m, p):
+    """Queries with Gaussian documents; relevance 2 / 1 / 0 by thresholds of a hidden ⟨x, w*⟩."""
+    w_star = rng.normal(size=p)
+    X = rng.normal(size=(n, m, p))
+    s = X @ w_star
+    return X, (s > 1).astype(int) + (s > -0.5).astype(int)
+
+
+def test_ranker_one_update_by_hand():
+    rng = np.random.default_rng(0)
+    X, y = ranking_data(rng, 1, 5, 3)
+    model = PredtronRanker(f="power_1.1", eta=0.5).partial_fit(X, y)
+    space, loss = Permutations(POSITION_FUNCTIONS["power_1.1"]), NDCGLoss()
+    # from w = 0 every score ties: σ = identity; unless that is ideal, w = −η Xᵀ(rep(σ̃) − rep(σ_y))
+    t = np.zeros((1, 5))
+    assert ndcg_loss(space.pred(t), y)[0] > 0
+    sigma_y, sigma_tilde = space.correct(loss, y, t), space.maximize(loss, t, y)
+    expected = -0.5 * X[0].T @ (space.rep(sigma_tilde[0]) - space.rep(sigma_y[0]))
+    np.testing.assert_allclose(model.coef_, expected)
+    assert model.n_mistakes_ == 1
+
+
+@pytest.mark.parametrize("margin", ["l2", "l1"])
+@pytest.mark.parametrize("f", ["inverse", "power_1.1", "power_2"])
+def test_ranker_separates_training_queries(f, margin):
+    rng = np.random.default_rng(1)
+    X, y = ranking_data(rng, 40, 8, 10)
+    model = PredtronRanker(f=f, margin=margin, n_epochs=200, stop_when_separated=True).fit(X, y)
+    assert model.n_epochs_ < 200
+    assert model.score(X, y) == 1.0
+    assert model.predict(X).shape == (40, 8)
+    if margin == "l1":
+        np.testing.assert_allclose(model.coef_, pnorm_link_inverse(model.dual_coef_[None],
+                                                                   pnorm_exponent(10))[0])
+
+
+def test_ranker_fit_is_repeated_partial_fit():
+    rng = np.random.default_rng(2)
+    X, y = ranking_data(rng, 30, 6, 4)
+    for margin in ("l2", "l1"):
+        fitted = PredtronRanker(margin=margin, n_epochs=3, shuffle=True, random_state=5).fit(X, y)
+        online = PredtronRanker(margin=margin)
+        orders = np.random.RandomState(5)
+        for _ in range(3):
+            order = orders.permutation(30)
+            online.partial_fit(X[order], y[order])
+        np.testing.assert_allclose(fitted.coef_, online.coef_)
+        assert fitted.n_mistakes_ == online.n_mistakes_ > 0
+
+
+def test_ranker_decision_function_and_ties():
+    model = PredtronRanker().partial_fit(np.ones((1, 3, 2)), [[0, 0, 0]])  # no loss: w stays 0
+    np.testing.assert_array_equal(model.coef_, 0)
+    assert model.n_mistakes_ == 0
+    assert model.predict(np.zeros((2, 3, 2))).tolist() == [[1, 2, 3], [1, 2, 3]]
+    model.coef_ = np.array([1.0, 0.0])
+    X = np.array([[[0.0, 1], [2, 1], [1, 1]]])
+    np.testing.assert_array_equal(model.decision_function(X), [[0.0, 2.0, 1.0]])
+    assert model.predict(X).tolist() == [[3, 1, 2]]
+    assert model.score(X, [[0, 2, 1]]) == 1.0
+
+
+@pytest.mark.parametrize("X, relevance, match", [
+    (np.zeros((4, 3)), np.zeros((4, 3)), "X must be 3-D"),
+    (np.full((1, 2, 2), np.nan), [[0, 1]], "NaN or infinite"),
+    (np.zeros((1, 2, 2)), [[0, 1, 2]], r"relevance must have shape .* \(1, 2\)"),
+    (np.zeros((1, 2, 2)), [[0, -1]], r"integers >= 0, got \[-1\]"),
+    (np.zeros((1, 2, 2)), [[0, 0.5]], r"integers >= 0, got \[0.5\]"),
+    (np.zeros((1, 2, 2)), [["a", "b"]], "integers >= 0"),
+    (np.zeros((0, 2, 2)), np.zeros((0, 2)), "at least one query"),
+])
+def test_ranker_bad_input(X, relevance, match):
+    with pytest.raises(ValueError, match=match):
+        PredtronRanker().fit(X, relevance)
+
+
+def test_ranker_bad_parameters_and_feature_mismatch():
+    X, y = np.zeros((1, 3, 2)), [[0, 1, 2]]
+    with pytest.raises(ValueError, match="margin"):
+        PredtronRanker(margin="l3").fit(X, y)
+    with pytest.raises(ValueError, match="'f' parameter"):
+        PredtronRanker(f="power_3").fit(X, y)
+    with pytest.raises(ValueError, match="strictly decreasing"):
+        PredtronRanker(f=lambda i: i * 1.0).fit(X, y)
+    model = PredtronRanker().fit(X, y)
+    with pytest.raises(ValueError, match="X has 5 features, but PredtronRanker was fitted with 2"):
+        model.predict(np.zeros((1, 3, 5)))
+
+
+# --- finite spaces and matrix losses -----------------------------------------------------------
+def test_matrix_losses_and_spaces():
+    absolute = MatrixLoss.absolute(4)
+    assert absolute(np.array([1, 4]), np.array([3, 1])).tolist() == [2, 3]
+    assert (absolute.c_L, absolute.C_L) == (1.0, 3.0)
+    with pytest.raises(ValueError, match="loss 0"):
+        MatrixLoss([[1.0, 0.0], [1.0, 1.0]])
+    with pytest.raises(ValueError, match="unit Euclidean norm"):
+        FiniteSpace([[2.0, 0.0]])
+    signs = FiniteSpace.signs()
+    assert signs.pred(np.array([[0.5], [0.0], [-1.0]])).tolist() == [2, 1, 1]
