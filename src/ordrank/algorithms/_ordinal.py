@@ -85,3 +85,28 @@ class OrdinalEstimator(ClassifierMixin, BaseEstimator):
 class FitFailed(RuntimeError):
     """A learner could not be fitted (e.g. its solver did not reach an optimum); the message names
     the learner, its parameters and the solver status. Protocols record it as a failed row."""
+
+
+class Diverged(FitFailed, FloatingPointError):
+    """An online learner's model or scores became non-finite (inf or NaN): a step size too large for
+    the inputs' scale, or inputs so large that w·x overflows. Raised on the round it happens, by
+    ``partial_fit``/``fit`` and by the vectorized protocol alike; the message names the learner, its
+    parameters and what to change. A :class:`FitFailed` and a ``FloatingPointError``."""
+
+
+TOO_LARGE = "scale the inputs down (e.g. features=standardize)"
+
+
+def check_finite(learner, what: str, values: np.ndarray, X: np.ndarray, advice: str) -> None:
+    """Raise :class:`Diverged` unless every entry of ``values`` is finite.
+
+    ``what`` names the values (e.g. "its weights"), ``X`` is the round's inputs (S, d) whose largest
+    squared norm the message reports, ``advice`` says what to change.
+    """
+    if np.isfinite(values).all():
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        norm2 = float(np.max(np.einsum("...d,...d->...", X, X), initial=0.0))
+    scale = (f"of squared norm up to {norm2:.3g}" if np.isfinite(norm2)
+             else "whose squared norm overflows float64")
+    raise Diverged(f"{learner!r} diverged: {what} became inf or NaN on inputs {scale}; {advice}")

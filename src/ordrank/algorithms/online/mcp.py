@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ordrank.algorithms._ordinal import TOO_LARGE, check_finite
 from ordrank.algorithms.online._base import OnlineOrdinalRegressor
 
 
@@ -48,6 +49,7 @@ class MulticlassPerceptron(OnlineOrdinalRegressor):
     def step(self, state, X, y):
         W = state["coef"]
         scores = self.decision(state, X)  # (S, k)
+        check_finite(self, "the scores W_r·x", scores, X, TOO_LARGE)  # huge inputs: Diverged
         y_hat = scores.argmax(-1) + 1
         rows = np.arange(len(y))
         true = scores[rows, y - 1]

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ordrank.algorithms._ordinal import TOO_LARGE, check_finite
 from ordrank.algorithms.online._base import OnlineOrdinalRegressor
 
 
@@ -67,6 +68,7 @@ class PRank(OnlineOrdinalRegressor):
         w, b = state["coef"], state["thresholds"]
         y_hat = self.rank(state, X)
         margin = self.decision(state, X)[:, None] - b  # (S, k-1)
+        check_finite(self, "w·x", margin, X, TOO_LARGE)  # huge inputs: Diverged, not a silent k
         y_r = np.where(y[:, None] <= np.arange(1, b.shape[1] + 1), -1.0, 1.0)
         tau = np.where(margin * y_r <= 0, y_r, 0.0) * (y_hat != y)[:, None]
         w += tau.sum(1)[:, None] * X

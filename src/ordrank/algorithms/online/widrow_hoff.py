@@ -6,6 +6,7 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
+from ordrank.algorithms._ordinal import check_finite
 from ordrank.algorithms.online._base import OnlineOrdinalRegressor
 
 
@@ -23,6 +24,14 @@ class WidrowHoff(OnlineOrdinalRegressor):
     (degree-2 kernel features, ‖x‖² ≤ 9) η = 0.05 is used. The normalized step (normalized LMS) is
     stable for 0 < η < 2 whatever the scale of x, which rating data with thousands of sparse
     features needs (a zero x gives no update).
+
+    Divergence is detected: when an update leaves ``w`` non-finite (|w| grows by a factor
+    |1 − η‖x‖²| per round when η‖x‖² > 2, and overflows within a few hundred rounds),
+    :class:`~ordrank.algorithms._ordinal.Diverged` is raised on that round, naming the learner, η
+    and the stable range, by ``partial_fit``/``fit`` and by the vectorized protocol alike (both
+    call :meth:`step`). A prediction is always a rank in 1..k: ±∞ scores are clipped to 1 or k, and
+    a NaN score (w·x overflowing on huge inputs, as ∞ − ∞) raises a ValueError instead of being
+    cast to an integer.
 
     Parameters
     ----------
@@ -61,19 +70,33 @@ class WidrowHoff(OnlineOrdinalRegressor):
         return np.einsum("...d,...d->...", state["coef"], X)
 
     def rank(self, state, X):
-        return _round_to_rank(self.decision(state, X), state["n_ranks"])
+        with np.errstate(over="ignore", invalid="ignore"):
+            fx = self.decision(state, X)
+        if np.isnan(fx).any():
+            rows = np.flatnonzero(np.isnan(fx).reshape(-1))
+            raise ValueError(f"{self!r}: w·x is NaN (it overflowed) for row(s) {rows[:5].tolist()}: "
+                             "the inputs are too large for the weights; scale them")
+        return _round_to_rank(fx, state["n_ranks"])
 
     def step(self, state, X, y):
         w = state["coef"]
-        fx = self.decision(state, X)
-        step = self.eta * (y - fx)
-        if self.normalized:
-            norm2 = np.einsum("sd,sd->s", X, X)
-            step = np.divide(step, norm2, out=np.zeros_like(step), where=norm2 > 0)
-        w += step[:, None] * X
+        with np.errstate(over="ignore", invalid="ignore"):
+            fx = self.decision(state, X)
+            step = self.eta * (y - fx)
+            if self.normalized:
+                norm2 = np.einsum("sd,sd->s", X, X)
+                step = np.divide(step, norm2, out=np.zeros_like(step), where=norm2 > 0)
+            w += step[:, None] * X
+        check_finite(self, "its weights", w, X, self._advice())
         return _round_to_rank(fx, state["n_ranks"])
+
+    def _advice(self) -> str:
+        if self.normalized:
+            return f"eta={self.eta} with normalized=True is stable only for 0 < eta < 2: lower eta"
+        return (f"eta={self.eta} is stable only below 2/‖x‖² for every input x: lower eta, scale the "
+                "inputs, or set normalized=True (stable for 0 < eta < 2 at any scale)")
 
 
 def _round_to_rank(fx, n_ranks):
-    """Round half up, then clip to 1..k."""
+    """Round half up, then clip to 1..k (±∞ go to 1 or k; ``fx`` must not be NaN)."""
     return np.clip(np.floor(fx + 0.5), 1, n_ranks).astype(np.int64)

@@ -1,0 +1,173 @@
+"""Bad inputs: ONE table of what users gave, the exception it must raise and a regex of its message.
+
+Every row triggers its input for real (a learner, a data file written to ``tmp_path``, a config through
+Hydra's compose API and ``ordrank.app.run``, ``run.py`` in a subprocess) and asserts the exception
+type, the message, and that ``docs/bad_inputs.md`` shows that very message (temporary paths written as
+``<tmp>``). ``python tests/test_bad_inputs.py`` rewrites that page from this table.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ordrank.algorithms import MulticlassPerceptron, PRank, WidrowHoff
+from ordrank.algorithms._ordinal import Diverged
+from ordrank.protocols.engine import run_sequences
+
+REPO = Path(__file__).resolve().parents[1]
+DOC = REPO / "docs" / "bad_inputs.md"
+
+RNG = np.random.default_rng(0)
+X = RNG.uniform(size=(600, 3))  # long enough for a diverging step to overflow
+Y = RNG.integers(1, 4, 600)
+
+
+def with_value(array, index, value):
+    array = array.copy()
+    array[index] = value
+    return array
+
+
+@dataclass(frozen=True)
+class Case:
+    """One bad input: ``trigger(tmp_path)`` must raise ``error`` with a message matching ``pattern``."""
+
+    id: str
+    what: str  # the input, as a user would write it (markdown)
+    error: type
+    pattern: str
+    trigger: Callable[[Path], object]
+
+
+CASES = [
+    # --- learners: divergence and non-finite inputs -------------------------------------------------
+    Case("wh-diverges-fit", "`WidrowHoff().fit(100 * X, y)`", Diverged,
+         r"WidrowHoff\(\) diverged: its weights became inf or NaN .* eta=0\.05 is stable only below",
+         lambda tmp: WidrowHoff().fit(100 * X, Y)),
+    Case("wh-diverges-partial-fit", "`WidrowHoff(eta=100).partial_fit(X, y, classes=[1, 2, 3])`",
+         Diverged, r"WidrowHoff\(eta=100\) diverged: .* normalized=True",
+         lambda tmp: WidrowHoff(eta=100).partial_fit(X, Y, classes=[1, 2, 3])),
+    Case("wh-diverges-normalized", "`WidrowHoff(eta=10, normalized=True).fit(X, y)`", Diverged,
+         r"eta=10 with normalized=True is stable only for 0 < eta < 2",
+         lambda tmp: WidrowHoff(eta=10, normalized=True).fit(X, Y)),
+    Case("wh-diverges-protocol", "WH with `eta=100` in the vectorized protocol (`run_sequences`)",
+         Diverged, r"WidrowHoff\(eta=100\) diverged",
+         lambda tmp: run_sequences(WidrowHoff(eta=100), np.stack([X, X]), np.stack([Y, Y]), 3)),
+    Case("prank-huge-inputs", "`PRank().fit(1e200 * X, y)` (w·x overflows)", Diverged,
+         r"PRank\(\) diverged: w·x became inf or NaN on inputs whose squared norm overflows",
+         lambda tmp: PRank().fit(1e200 * X, Y)),
+    Case("mcp-huge-inputs", "`MulticlassPerceptron().fit(1e200 * X, y)`", Diverged,
+         r"MulticlassPerceptron\(\) diverged: the scores W_r·x became inf or NaN",
+         lambda tmp: MulticlassPerceptron().fit(1e200 * X, Y)),
+    Case("nan-feature", "`PRank().fit(X, y)` with a NaN in X", ValueError, r"Input X contains NaN",
+         lambda tmp: PRank().fit(with_value(X, (3, 1), np.nan), Y)),
+    Case("inf-feature", "`MulticlassPerceptron().fit(X, y)` with an inf in X", ValueError,
+         r"Input X contains infinity",
+         lambda tmp: MulticlassPerceptron().fit(with_value(X, (3, 1), np.inf), Y)),
+    Case("inf-feature-protocol", "an inf feature in the vectorized protocol", ValueError,
+         r"X contains NaN or infinite values",
+         lambda tmp: run_sequences(PRank(), with_value(np.stack([X, X]), (1, 3, 0), np.inf),
+                                   np.stack([Y, Y]), 3)),
+]
+
+
+def render(message: str, tmp_path: Path) -> str:
+    """The message as the docs show it: one line, temporary paths as ``<tmp>``, no repository path."""
+    message = " ".join(str(message).split())
+    return message.replace(str(tmp_path), "<tmp>").replace(str(REPO), "<repo>")
+
+
+def doc_row(case: Case, message: str) -> str:
+    cell = f"`{case.error.__name__}`: {message}".replace("|", "\\|")
+    return f"| {case.id} | {case.what} | {cell} |"
+
+
+def trigger(case: Case, tmp_path: Path) -> str:
+    """Run the case; return its rendered message (raise AssertionError if it did not fail as listed)."""
+    with pytest.raises(case.error) as info:
+        case.trigger(tmp_path)
+    message = render(str(info.value), tmp_path)
+    assert type(info.value) is case.error or issubclass(type(info.value), case.error)
+    assert re.search(case.pattern, message), f"{message!r} does not match {case.pattern!r}"
+    return message
+
+
+def doc_rows() -> dict[str, str]:
+    rows = {}
+    for line in DOC.read_text().splitlines() if DOC.is_file() else []:
+        if line.startswith("| ") and not line.startswith("| id ") and not line.startswith("|---"):
+            rows[line.split(" | ", 1)[0][2:]] = line
+    return rows
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_bad_input(case, tmp_path):
+    message = trigger(case, tmp_path)
+    assert doc_rows().get(case.id) == doc_row(case, message), \
+        "docs/bad_inputs.md is out of date: run `python tests/test_bad_inputs.py`"
+
+
+def test_doc_lists_exactly_the_table():
+    assert list(doc_rows()) == [case.id for case in CASES]
+    assert len(CASES) == len({case.id for case in CASES})
+
+
+# --- properties beside the table -----------------------------------------------------------------
+@given(st.floats(-1e300, 1e300, allow_nan=False), st.integers(2, 7))
+def test_widrow_hoff_predicts_a_rank_for_any_finite_score(weight, k):
+    """Whatever finite weight (so w·x up to ±∞ after overflow), the prediction is a rank in 1..k."""
+    model = WidrowHoff().partial_fit([[0.0, 0.0]], [1], classes=np.arange(1, k + 1))
+    model.coef_[:] = weight
+    ranks = model.predict_ranks([[1e300, 1e300], [1.0, 2.0], [-1e300, -1e300], [0.0, 0.0]])
+    assert ((ranks >= 1) & (ranks <= k)).all()
+
+
+def test_widrow_hoff_refuses_a_nan_score_rather_than_casting_it():
+    model = WidrowHoff().partial_fit([[0.0, 0.0]], [1], classes=[1, 2, 3])
+    model.coef_[:] = [1e300, -1e300]
+    with pytest.raises(ValueError, match=r"w·x is NaN \(it overflowed\) for row\(s\) \[0\]"):
+        model.predict([[1e300, 1e300]])
+
+
+def test_divergence_is_raised_on_the_round_it_happens():
+    """partial_fit row by row: the round that leaves w non-finite raises; the earlier rows do not."""
+    model = WidrowHoff(eta=100)
+    rows = 0
+    with pytest.raises(Diverged):
+        for i in range(len(X)):
+            model.partial_fit(X[i : i + 1], Y[i : i + 1], classes=[1, 2, 3] if i == 0 else None)
+            rows += 1
+    assert 0 < rows < len(X) and np.isfinite(model.coef_).sum() < model.coef_.size
+
+
+def write_doc() -> str:
+    """The markdown page: each case's input and the message it gets (measured by running it)."""
+    import tempfile
+
+    lines = [
+        "# Bad inputs and their messages",
+        "",
+        "What ordrank refuses, and what it says. Each row is a case of `tests/test_bad_inputs.py`, run",
+        "for real; the message is the one measured (`<tmp>` is a temporary folder). A test fails when",
+        "this page and the table disagree; `python tests/test_bad_inputs.py` rewrites it.",
+        "",
+        "| id | input | error |",
+        "|---|---|---|",
+    ]
+    for case in CASES:
+        with tempfile.TemporaryDirectory() as tmp:
+            lines.append(doc_row(case, trigger(case, Path(tmp))))
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    DOC.write_text(write_doc())
+    print(f"wrote {DOC.relative_to(REPO)} ({len(CASES)} cases)", file=sys.stderr)
