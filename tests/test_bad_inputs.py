@@ -18,12 +18,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from hydra import compose, initialize_config_dir
+from sklearn.utils._param_validation import InvalidParameterError
+
+import ordrank.app
 from ordrank.algorithms import MulticlassPerceptron, PRank, WidrowHoff
 from ordrank.algorithms._ordinal import Diverged
+from ordrank.app import run
 from ordrank.protocols.engine import run_sequences
 
 REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "bad_inputs.md"
+TINY = ["+experiment=prank_synthetic", "protocol.n_sequences=2", "protocol.n_rounds=600",
+        "protocol.record_every=100"]
 
 RNG = np.random.default_rng(0)
 X = RNG.uniform(size=(600, 3))  # long enough for a diverging step to overflow
@@ -34,6 +41,25 @@ def with_value(array, index, value):
     array = array.copy()
     array[index] = value
     return array
+
+
+def make_cfg(overrides):
+    with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
+        return compose("config", overrides=overrides)
+
+
+def app_run(*overrides, checked_first=True):
+    """A trigger: compose the tiny synthetic experiment with ``overrides`` and run it with
+    ``ordrank.app.run`` into ``<tmp>/run``. With ``checked_first``, the error must come before any
+    work: the run folder then holds only the ERROR file (no table, no partial table)."""
+    def trigger(tmp):
+        cfg = make_cfg([*TINY, *overrides])
+        try:
+            run(cfg, tmp / "run")
+        finally:
+            if checked_first:
+                assert [p.name for p in (tmp / "run").iterdir()] == ["ERROR"]
+    return trigger
 
 
 @dataclass(frozen=True)
@@ -76,6 +102,39 @@ CASES = [
          r"X contains NaN or infinite values",
          lambda tmp: run_sequences(PRank(), with_value(np.stack([X, X]), (1, 3, 0), np.inf),
                                    np.stack([Y, Y]), 3)),
+    # --- run settings, through the compose API and ordrank.app.run (checked before any work) ------
+    Case("wh-diverges-run", "`+experiment=prank_synthetic algorithms.WH.eta=100`", Diverged,
+         r"^WidrowHoff\(eta=100\) diverged: its weights became inf or NaN",
+         app_run("algorithms.WH.eta=100", checked_first=False)),
+    Case("negative-eta", "`algorithms.WH.eta=-1`", InvalidParameterError,
+         r"^algorithms\.WH: The 'eta' parameter of WidrowHoff must be a float in the range \(0\.0, inf\)\. "
+         r"Got -1 instead", app_run("algorithms.WH.eta=-1")),
+    Case("unknown-learner-parameter", "`+algorithms.WH.step=1`", TypeError,
+         r"^algorithms\.WH: WidrowHoff\.__init__\(\) got an unexpected keyword argument 'step'",
+         app_run("+algorithms.WH.step=1")),
+    Case("zero-sequences", "`protocol.n_sequences=0`", ValueError,
+         r"^protocol\.n_sequences must be a positive integer, got 0", app_run("protocol.n_sequences=0")),
+    Case("text-rounds", "`protocol.n_rounds=many`", ValueError,
+         r"^protocol\.n_rounds must be a positive integer, got 'many'", app_run("protocol.n_rounds=many")),
+    Case("seed-too-large", "`seed=99999999999999999999999`", ValueError,
+         r"^seed must be an integer in 0\.\.4294967295 \(numpy's seed range\), got 99999999999999999999999",
+         app_run("seed=99999999999999999999999")),
+    Case("seed-negative", "`seed=-1`", ValueError, r"^seed must be an integer in 0\.\.4294967295",
+         app_run("seed=-1")),
+    Case("table-suffix", "`table_name=results.xlsx`", ValueError,
+         r"^table_name must be a file name ending in \.parquet or \.csv \(no folder\), got 'results\.xlsx'",
+         app_run("table_name=results.xlsx")),
+    Case("table-in-folder", "`table_name=tables/results.csv`", ValueError,
+         r"^table_name must be a file name .* got 'tables/results\.csv'",
+         app_run("table_name=tables/results.csv")),
+    Case("publish-not-bool", "`publish=yes please`", ValueError,
+         r"^publish must be true or false, got 'yes please'", app_run("publish=yes please")),
+    Case("results-dir-unwritable", "`publish=true results_dir=<a file>/results`", ValueError,
+         r"^results_dir=<tmp>/file/results cannot be used: <tmp>/file is a file, not a folder",
+         lambda tmp: (tmp / "file").touch() or app_run("publish=true", f"results_dir={tmp}/file/results")(tmp)),
+    Case("only-unknown", "`only=SVM`", ValueError,
+         r"^only=\['SVM'\] names no configured algorithm; choose from \['PRank', 'MCP', 'WH'\]",
+         app_run("only=SVM")),
 ]
 
 
@@ -118,6 +177,15 @@ def test_bad_input(case, tmp_path):
 def test_doc_lists_exactly_the_table():
     assert list(doc_rows()) == [case.id for case in CASES]
     assert len(CASES) == len({case.id for case in CASES})
+
+
+def test_results_dir_without_write_permission(tmp_path, monkeypatch):
+    """The branch a non-root user meets (root may write anywhere, so os.access is stubbed)."""
+    monkeypatch.setattr(ordrank.app.os, "access", lambda path, mode: False)
+    with pytest.raises(ValueError, match=r"^results_dir=\S+/new cannot be created \(\S+ is not writable\)"):
+        ordrank.app.check_writable_dir("results_dir", str(tmp_path / "new"))
+    with pytest.raises(ValueError, match=r"^results_dir=\S+ is not writable$"):
+        ordrank.app.check_writable_dir("results_dir", str(tmp_path))
 
 
 # --- properties beside the table -----------------------------------------------------------------

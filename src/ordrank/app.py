@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import signal
 import threading
 import time
@@ -73,18 +74,69 @@ def chosen_algorithms(cfg: DictConfig) -> dict:
     return {name: algorithms[name] for name in names}
 
 
+SEED_MAX = 2**32 - 1  # numpy's legacy seed range (RandomState, scikit-learn's random_state)
+TABLE_SUFFIXES = (".parquet", ".csv")
+
+
+def check_settings(cfg: DictConfig) -> None:
+    """Check the run's own settings (seed, table_name, publish, results_dir, resume) before any work.
+
+    Each error is one ValueError naming the key, the value and what is allowed. With
+    ``publish=true``, ``results_dir`` must be a directory this process can create or write in
+    (checked with ``os.access`` on it or its nearest existing parent, so nothing is created here).
+    """
+    seed = cfg.get("seed")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= SEED_MAX:
+        raise ValueError(f"seed must be an integer in 0..{SEED_MAX} (numpy's seed range), got {seed!r}")
+    table_name = cfg.get("table_name")
+    if (not isinstance(table_name, str) or Path(table_name).name != table_name
+            or Path(table_name).suffix not in TABLE_SUFFIXES or not Path(table_name).stem):
+        raise ValueError(f"table_name must be a file name ending in {' or '.join(TABLE_SUFFIXES)} "
+                         f"(no folder), got {table_name!r}")
+    for key in ("publish", "resume"):
+        if not isinstance(cfg.get(key, False), bool):
+            raise ValueError(f"{key} must be true or false, got {cfg.get(key)!r}")
+    if cfg.get("publish"):
+        check_writable_dir("results_dir", cfg.get("results_dir"))
+
+
+def check_writable_dir(key: str, value) -> None:
+    """Raise a ValueError naming ``key`` unless ``value`` is a folder that exists and is writable, or
+    could be created (its nearest existing parent is a writable folder)."""
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{key} must be a folder path, got {value!r}")
+    path = Path(value).absolute()
+    existing = next(p for p in (path, *path.parents) if p.exists())
+    if not existing.is_dir():
+        raise ValueError(f"{key}={value} cannot be used: {existing} is a file, not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        where = "is not writable" if existing == path else f"cannot be created ({existing} is not writable)"
+        raise ValueError(f"{key}={value} {where}")
+
+
+def _prefixed(error: Exception, key: str) -> Exception:
+    """``error`` again, of the same type when possible, its message prefixed with the config key."""
+    try:
+        return type(error)(f"{key}: {error}")
+    except Exception:  # noqa: BLE001 - an exception type with another signature
+        return ValueError(f"{key}: {error}")
+
+
 def build(cfg: DictConfig) -> dict:
-    """Instantiate dataset, protocol, features and learners from ``cfg``; raise on any bad value."""
+    """Check the settings, then instantiate learners, protocol, features and dataset from ``cfg``;
+    raise on any bad value (a learner's error is prefixed with its key ``algorithms.NAME``)."""
+    check_settings(cfg)
     if not cfg.get("algorithms"):
         raise ValueError("no algorithms configured: add e.g. +algorithm@algorithms.PRank=prank "
                          "or use an experiment (+experiment=prank_synthetic)")
-    if not isinstance(cfg.seed, int) or cfg.seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {cfg.seed!r}")
     learners = {}
     for name, spec in chosen_algorithms(cfg).items():
-        learner = instantiate(spec)
-        if hasattr(learner, "_parameter_constraints"):  # peers from other libraries may lack them
-            learner._validate_params()
+        try:
+            learner = instantiate(spec)
+            if hasattr(learner, "_parameter_constraints"):  # peers from other libraries may lack them
+                learner._validate_params()
+        except (ValueError, TypeError) as error:
+            raise _prefixed(error, f"algorithms.{name}") from error
         learners[str(name)] = learner
     dataset_spec = OmegaConf.to_container(cfg.dataset, resolve=True)
     dataset_spec.pop("name", None)
@@ -158,17 +210,28 @@ def run(cfg: DictConfig, output_dir: str | Path) -> Path:
             path = _run(cfg, output_dir, kept)
     except (Exception, KeyboardInterrupt) as error:
         note = f"kept: {kept['rows']} rows of {kept['pieces']} finished pieces in {kept['path'].name}" \
-            if kept else "kept: nothing (no piece had finished)"
+            if "path" in kept else "kept: nothing (no piece had finished)"
         write_error(output_dir, error, job_overrides(), note)
-        log.error("%s failed (%s: %s); %s; see %s", cfg.get("experiment"), type(error).__name__,
-                  error, note, output_dir / ERROR)
+        # a bad setting of a single run is reported once, by the caller (run.py prints one line);
+        # a failure while computing, or any failure in a sweep, is logged here too
+        level = logging.ERROR if kept.get("checked") or _multirun() else logging.DEBUG
+        log.log(level, "%s failed (%s: %s); %s; see %s", cfg.get("experiment"), type(error).__name__,
+                error, note, output_dir / ERROR)
         raise
     (output_dir / ERROR).unlink(missing_ok=True)
     return path
 
 
+def _multirun() -> bool:
+    """True inside a job of a Hydra sweep (``-m``)."""
+    from hydra.core.hydra_config import HydraConfig
+
+    return HydraConfig.initialized() and HydraConfig.get().mode.name == "MULTIRUN"
+
+
 def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
     parts = build(cfg)
+    kept["checked"] = True  # every setting is valid; from here on the run computes
     resolved = OmegaConf.to_container(cfg, resolve=True)
     config = _without(resolved, LOCATION_KEYS)
     only = resolved.get("only")  # not a config column, but it picks the rows: part of the fingerprint
