@@ -1,15 +1,15 @@
 """Learners, each a scikit-learn estimator in a module of its own (math in its docstring).
 
 ``online/``: PRank and its paper's baselines (``partial_fit``). ``structured/``: the Predtron
-framework and its instances (subset ranking). ``batch/``: SVOR (cvxpy), the
-reduction to binary classification, ordered logit/probit and the nominal/regression baselines —
-imported on first use, since they pull in cvxpy and statsmodels.
+framework and its instances (subset ranking, ordinal regression, classification). ``batch/``:
+SVOR (cvxpy), the reduction to binary classification, ordered logit/probit and the
+nominal/regression baselines — imported on first use, since they pull in cvxpy and statsmodels.
 """
 from importlib import import_module
 
 from ordrank.algorithms._ordinal import FitFailed, OrdinalEstimator
 from ordrank.algorithms.online import MulticlassPerceptron, PRank, WidrowHoff
-from ordrank.algorithms.structured import PredtronRanker
+from ordrank.algorithms.structured import PredtronClassifier, PredtronOrdinal, PredtronRanker
 
 _BATCH = {
     "SVOR": "svor",
@@ -18,8 +18,8 @@ _BATCH = {
     "RoundedRegression": "baselines", "NominalClassification": "baselines",
 }
 
-__all__ = ["PRank", "MulticlassPerceptron", "WidrowHoff", "PredtronRanker", "OrdinalEstimator",
-           "FitFailed", *_BATCH]
+__all__ = ["PRank", "MulticlassPerceptron", "WidrowHoff", "PredtronRanker", "PredtronOrdinal",
+           "PredtronClassifier", "OrdinalEstimator", "FitFailed", *_BATCH]
 
 
 def __getattr__(name):
