@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -25,6 +26,7 @@ import ordrank.app
 from ordrank.algorithms import MulticlassPerceptron, PRank, WidrowHoff
 from ordrank.algorithms._ordinal import Diverged
 from ordrank.app import run
+from ordrank.datasets.ratings import load_movielens, load_movielens_100k
 from ordrank.protocols.engine import run_sequences
 
 REPO = Path(__file__).resolve().parents[1]
@@ -59,6 +61,25 @@ def app_run(*overrides, checked_first=True):
         finally:
             if checked_first:
                 assert [p.name for p in (tmp / "run").iterdir()] == ["ERROR"]
+    return trigger
+
+
+U_DATA = "12\t7\t5\t881250949\n3\t7\t1\t891717742\n"  # two good lines of MovieLens-100K's u.data
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def u_data(line: str):
+    """A trigger: load a u.data whose third line is ``line`` (not the published file: no warning)."""
+    def trigger(tmp):
+        write(tmp / "movielens-100k" / "u.data", U_DATA + line + "\n")
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "(?s).*not the published data", UserWarning)
+            return load_movielens_100k(tmp)
     return trigger
 
 
@@ -132,6 +153,33 @@ CASES = [
     Case("results-dir-unwritable", "`publish=true results_dir=<a file>/results`", ValueError,
          r"^results_dir=<tmp>/file/results cannot be used: <tmp>/file is a file, not a folder",
          lambda tmp: (tmp / "file").touch() or app_run("publish=true", f"results_dir={tmp}/file/results")(tmp)),
+    # --- data files: MovieLens-100K u.data written to <tmp>/movielens-100k/u.data ------------------
+    Case("movielens-field-count", "a u.data line with 3 fields", ValueError,
+         r"^<tmp>/movielens-100k/u\.data, line 3: expected 4 fields separated by '\\t', found 3: '7\\t1\\t4'",
+         u_data("7\t1\t4")),
+    Case("movielens-text-id", "a u.data line with a user id `x7`", ValueError,
+         r"^<tmp>/movielens-100k/u\.data, line 3: user and item ids must be integers >= 1 \(user id 'x7'\)",
+         u_data("x7\t1\t4\t881250949")),
+    Case("movielens-negative-user", "a u.data line with user id `-3`", ValueError,
+         r"line 3: user and item ids must be integers >= 1 \(user id '-3'\): '-3\\t7\\t1\\t891717742'",
+         u_data("-3\t7\t1\t891717742")),
+    Case("movielens-zero-item", "a u.data line with item id `0`", ValueError,
+         r"line 3: user and item ids must be integers >= 1 \(item id '0'\)", u_data("5\t0\t1\t891717742")),
+    Case("movielens-rating-range", "a u.data line with rating `6`", ValueError,
+         r"line 3: rating must be one of \[1\.0, 2\.0, 3\.0, 4\.0, 5\.0\], got '6'", u_data("5\t2\t6\t881250949")),
+    Case("movielens-text-timestamp", "a u.data line with timestamp `yesterday`", ValueError,
+         r"line 3: timestamp must be an integer >= 0 \(seconds since 1970\), got 'yesterday'",
+         u_data("5\t2\t4\tyesterday")),
+    Case("movielens-duplicate", "a u.data line rating a (user, item) pair again", ValueError,
+         r"line 3: duplicate rating of user 12 for item 7 \(first given on line 1\)", u_data("12\t7\t2\t881250950")),
+    Case("movielens-1m-negative-item", "a ratings.dat (MovieLens-1M) line with item id `-1193`", ValueError,
+         r"^<tmp>/ml-1m/ratings\.dat, line 2: user and item ids must be integers >= 1 \(item id '-1193'\)",
+         lambda tmp: write(tmp / "ml-1m" / "ratings.dat", "1::1193::5::978300760\n1::-1193::3::978302109\n")
+         and load_movielens(tmp, "1m")),
+    Case("movielens-missing-data-dir", "`dataset=movielens_100k data_dir=<tmp>/nowhere`", FileNotFoundError,
+         r"^MovieLens-100K u\.data not found: expected it at <tmp>/nowhere/movielens-100k/u\.data or .*"
+         r"python -m ordrank\.data fetch movielens-100k --data-dir <tmp>/nowhere",
+         lambda tmp: app_run("dataset=movielens_100k", f"data_dir={tmp}/nowhere")(tmp)),
     Case("only-unknown", "`only=SVM`", ValueError,
          r"^only=\['SVM'\] names no configured algorithm; choose from \['PRank', 'MCP', 'WH'\]",
          app_run("only=SVM")),
@@ -186,6 +234,12 @@ def test_results_dir_without_write_permission(tmp_path, monkeypatch):
         ordrank.app.check_writable_dir("results_dir", str(tmp_path / "new"))
     with pytest.raises(ValueError, match=r"^results_dir=\S+ is not writable$"):
         ordrank.app.check_writable_dir("results_dir", str(tmp_path))
+
+
+def test_movielens_windows_line_ends_still_load(tmp_path):
+    """CRLF files load as before: the timestamp field (now checked) does not keep the \\r."""
+    write(tmp_path / "ml-1m" / "ratings.dat", "1::1193::5::978300760\r\n2::661::3::978302109\r\n")
+    assert load_movielens(tmp_path, "1m").n_ratings == 2
 
 
 # --- properties beside the table -----------------------------------------------------------------

@@ -3,7 +3,11 @@
 Every loader returns a :class:`Ratings`: a sparse users x items matrix of ranks 1..k (the
 original rating values are kept in ``levels``), with the original user and item ids.
 All loaders share one parser, which reads the file with pandas' C engine and, when a line is
-malformed, reports the file, the 1-based line number and the line itself.
+malformed, reports the file, the 1-based line number, what is wrong and the line itself: a wrong
+number of fields; an id that is not a positive integer (MovieLens ids start at 1; EachMovie's are
+only required to be integers >= 0, its documentation being unavailable); a rating that is not one
+of the levels; a MovieLens timestamp that is not an integer >= 0; a (user, item) pair rated
+twice. A missing file names the paths tried and the command that fetches it.
 """
 from __future__ import annotations
 
@@ -100,8 +104,9 @@ def load_movielens_100k(data_dir: str | os.PathLike | None = None) -> Ratings:
     """
     root = resolve_data_dir(data_dir)
     path = _find("MovieLens-100K u.data", [root / "movielens-100k" / "u.data", root / "ml-100k" / "u.data"],
-                 MOVIELENS_SOURCE)
-    return _read_ratings(path, "\t", 4, np.arange(1.0, 6.0), "movielens-100k/u.data")
+                 _fetch_hint("movielens-100k", root, MOVIELENS_SOURCE))
+    return _read_ratings(path, "\t", 4, np.arange(1.0, 6.0), "movielens-100k/u.data", min_id=1,
+                         timestamp=3)
 
 
 def load_movielens(path_or_data_dir: str | os.PathLike | None = None, variant: str = "1m") -> Ratings:
@@ -125,8 +130,9 @@ def load_movielens(path_or_data_dir: str | os.PathLike | None = None, variant: s
     folder, levels = MOVIELENS_VARIANTS[variant]
     given = resolve_data_dir(path_or_data_dir)
     candidates = [given] if given.is_file() else [given / folder / "ratings.dat"]
-    path = _find(f"MovieLens-{variant.upper()} ratings.dat", candidates, MOVIELENS_SOURCE)
-    return _read_ratings(path, "::", 4, levels, f"{folder}/ratings.dat")
+    path = _find(f"MovieLens-{variant.upper()} ratings.dat", candidates,
+                 _fetch_hint(f"movielens-{variant}", given, MOVIELENS_SOURCE))
+    return _read_ratings(path, "::", 4, levels, f"{folder}/ratings.dat", min_id=1, timestamp=3)
 
 
 def load_eachmovie(data_dir: str | os.PathLike | None = None) -> Ratings:
@@ -144,7 +150,12 @@ def load_eachmovie(data_dir: str | os.PathLike | None = None) -> Ratings:
     """
     root = resolve_data_dir(data_dir)
     path = _find("EachMovie Vote.txt", [root / "eachmovie" / "Vote.txt"], EACHMOVIE_SOURCE)
-    return _read_ratings(path, "\t", 5, np.linspace(0.0, 1.0, 6), "eachmovie/Vote.txt")
+    return _read_ratings(path, "\t", 5, np.linspace(0.0, 1.0, 6), "eachmovie/Vote.txt", min_id=0)
+
+
+def _fetch_hint(name: str, root: Path, source: str) -> str:
+    """Where set ``name`` comes from and the command that fetches it into ``root``."""
+    return f"{source}; or get it with: python -m ordrank.data fetch {name} --data-dir {root}"
 
 
 def _find(what: str, candidates: list[Path], source: str) -> Path:
@@ -159,16 +170,19 @@ def _find(what: str, candidates: list[Path], source: str) -> Path:
     )
 
 
-def _read_ratings(path: Path, sep: str, n_fields: int, levels: np.ndarray, key: str) -> Ratings:
+def _read_ratings(path: Path, sep: str, n_fields: int, levels: np.ndarray, key: str, *, min_id: int,
+                  timestamp: int | None = None) -> Ratings:
     """Parse a ``user<sep>item<sep>rating<sep>...`` file of exactly `n_fields` fields per line.
 
-    The file is checked against ``PUBLISHED_FILES[key]`` when that entry exists. Ratings must
-    equal one of `levels` (to 1e-6); ids must be integers; each (user, item) pair must appear once.
+    The file is checked against ``PUBLISHED_FILES[key]`` when that entry exists. Ids must be
+    integers >= `min_id`; ratings must equal one of `levels` (to 1e-6); field `timestamp` (0-based),
+    if given, must be an integer >= 0; each (user, item) pair must appear once. Windows line ends
+    (CRLF) are accepted.
     """
     raw = path.read_bytes()
     if key in PUBLISHED_FILES:
         _check_published(path, raw, *PUBLISHED_FILES[key])
-    text = raw.replace(sep.encode(), b"\t")
+    text = raw.replace(b"\r\n", b"\n").replace(sep.encode(), b"\t")
     chars = np.frombuffer(text, np.uint8)
     line_ends = np.flatnonzero(chars == ord("\n"))
     if chars.size and chars[-1] != ord("\n"):
@@ -181,18 +195,27 @@ def _read_ratings(path: Path, sep: str, n_fields: int, levels: np.ndarray, key: 
         raise _bad_line(path, wrong[0],
                         f"expected {n_fields} fields separated by {sep!r}, found {fields[wrong[0]]}")
 
-    table = pd.read_csv(io.BytesIO(text), sep="\t", header=None, usecols=[0, 1, 2], lineterminator="\n",
+    columns = [0, 1, 2] + ([] if timestamp is None else [timestamp])
+    table = pd.read_csv(io.BytesIO(text), sep="\t", header=None, usecols=columns, lineterminator="\n",
                         quoting=csv.QUOTE_NONE, skip_blank_lines=False, engine="c")
-    user, item, score = (pd.to_numeric(table[c], errors="coerce").to_numpy(np.float64) for c in range(3))
-    ids_ok = np.isfinite(user) & np.isfinite(item) & (user == np.floor(user)) & (item == np.floor(item))
+    fields = {c: pd.to_numeric(table[c], errors="coerce").to_numpy(np.float64) for c in columns}
+    user, item, score = fields[0], fields[1], fields[2]
     nearest = np.clip(np.searchsorted(levels, score), 1, len(levels) - 1)
     nearest -= score - levels[nearest - 1] < levels[nearest] - score
-    score_ok = np.abs(levels[nearest] - score) <= 1e-6
-    bad = np.flatnonzero(~(ids_ok & score_ok))
-    if bad.size:
-        reason = ("user and item ids must be integers" if not ids_ok[bad[0]]
-                  else f"rating must be one of {levels.tolist()}")
-        raise _bad_line(path, bad[0], reason)
+    ids = f"user and item ids must be integers >= {min_id}"
+    checks = [  # (ok per line, what is wrong), in the order of the fields
+        (_integers(user, min_id), ids + " (user id {0!r})"),
+        (_integers(item, min_id), ids + " (item id {1!r})"),
+        (np.abs(levels[nearest] - score) <= 1e-6, f"rating must be one of {levels.tolist()}, got {{2!r}}"),
+    ]
+    if timestamp is not None:
+        checks.append((_integers(fields[timestamp], 0), "timestamp must be an integer >= 0 (seconds "
+                       f"since 1970), got {{{timestamp}!r}}"))
+    ok = np.logical_and.reduce([line_ok for line_ok, _ in checks])
+    if not ok.all():
+        line = np.flatnonzero(~ok)[0]
+        reason = next(what for line_ok, what in checks if not line_ok[line])
+        raise _bad_line(path, line, reason.format(*_line(path, line).split(sep)))
 
     rows, user_ids = pd.factorize(user.astype(np.int64), sort=True)
     cols, item_ids = pd.factorize(item.astype(np.int64), sort=True)
@@ -209,6 +232,12 @@ def _read_ratings(path: Path, sep: str, n_fields: int, levels: np.ndarray, key: 
     return Ratings(matrix, levels.copy(), user_ids, item_ids, str(path))
 
 
+def _integers(values: np.ndarray, least: int) -> np.ndarray:
+    """Per entry: a finite whole number >= ``least`` (NaN, from a non-numeric field, is not)."""
+    with np.errstate(invalid="ignore"):
+        return np.isfinite(values) & (values == np.floor(values)) & (values >= least)
+
+
 def _check_published(path: Path, raw: bytes, size: int, sha256: str) -> None:
     """Raise if `raw` has the published size but not the published sha256; warn if the size differs."""
     if len(raw) != size:
@@ -223,6 +252,10 @@ def _check_published(path: Path, raw: bytes, size: int, sha256: str) -> None:
 
 def _bad_line(path: Path, index: int, reason: str) -> ValueError:
     """ValueError naming `path`, the 1-based line number of row `index`, `reason` and the line itself."""
+    return ValueError(f"{path}, line {index + 1}: {reason}: {_line(path, index)!r}")
+
+
+def _line(path: Path, index: int) -> str:
+    """Line `index` (0-based) of the file, without its line end."""
     with open(path, "rb") as f:
-        line = next(itertools.islice(f, index, None)).decode(errors="replace").rstrip("\r\n")
-    return ValueError(f"{path}, line {index + 1}: {reason}: {line!r}")
+        return next(itertools.islice(f, index, None)).decode(errors="replace").rstrip("\r\n")
