@@ -69,6 +69,7 @@ class Entry:
 
 GENERATOR_QUICK = ("dataset.n_users=3000", "dataset.n_items=400", "protocol.n_targets=40")
 MOVIELENS = ("dataset=movielens_100k",)
+PREDTRON_QUICK = ("protocol.n_repetitions=3", "protocol.n_test=50")  # + a two-point grid per entry
 
 REGISTRY = [
     Entry("prank_synthetic", "prank_synthetic",
@@ -84,6 +85,12 @@ REGISTRY = [
     Entry("prank_eachmovie200_movielens", "prank_eachmovie200", MOVIELENS,
           quick=("protocol.n_targets=40",), data=("movielens-100k",),
           paper="Crammer & Singer 2001, Figure 4 (right), MovieLens-100K"),
+    Entry("predtron_subset_n", "predtron_subset_n", quick=PREDTRON_QUICK + ("protocol.n_train=[10,40]",),
+          paper="Jain, Natarajan & Tewari 2015 (Predtron), Figure 1 (a)"),
+    Entry("predtron_subset_m", "predtron_subset_m", quick=PREDTRON_QUICK + ("protocol.m=[10,16]",),
+          paper="Jain, Natarajan & Tewari 2015 (Predtron), Figure 1 (b)"),
+    Entry("predtron_l1_vs_l2", "predtron_l1_vs_l2", quick=PREDTRON_QUICK + ("protocol.p=[500,1000]",),
+          paper="Jain, Natarajan & Tewari 2015 (Predtron), Figure 1 (c)"),
     Entry("svor_benchmark", "svor_benchmark", quick_experiment="svor_benchmark_quick",
           data=("orca",), sweep=True,
           paper="Chu & Keerthi 2005; Li & Lin 2006: 9 data sets x 20 partitions x 17 learners"),
@@ -94,6 +101,9 @@ FIGURES = [
     ("plot_figure4.py", lambda out, quick: ["--results", str(out / "results"),
                                             "--figures", str(out / "figures")],
      lambda out, quick: None),  # draws every panel whose table exists
+    ("plot_figure1.py", lambda out, quick: ["--results", str(out / "results"),
+                                            "--figures", str(out / "figures")],
+     lambda out, quick: None),  # skips the figure when a Predtron table is missing
     ("report_svor_benchmark.py", lambda out, quick: [
         "--table", str(benchmark_table(out, quick)), "--out", str(benchmark_table(out, quick).parent),
         "--figure", str(out / "figures" / "svor_benchmark_scatter.png")],
@@ -119,7 +129,12 @@ def readme_tables(out: Path, quick: bool) -> dict[str, str]:
         ("MovieLens-100K, ≥ 100", "prank_eachmovie100/movielens_100k.parquet"),
         ("MovieLens-100K, ≥ 200", "prank_eachmovie200/movielens_100k.parquet"),
     ]
+    figure1 = load_script("plot_figure1.py")
+    predtron = {name: figure1.markdown(read_table(results / figure1.PANELS[letter][0]), letter)
+                for name, letter in (("predtron_subset_n", "a"), ("predtron_subset_m", "b"),
+                                     ("predtron_l1_vs_l2", "c"))}
     return {
+        **predtron,
         "prank_synthetic": online_final_markdown(
             read_table(results / "prank_synthetic" / "crammer_singer.parquet"), unit="sequences"),
         "prank_eachmovie": online_comparison_markdown(

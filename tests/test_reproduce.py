@@ -51,7 +51,7 @@ def test_registry_composes_and_quick_is_smaller(driver, tmp_path):
             assert len(driver.sweep_jobs(entry, True, str(tmp_path))) < \
                 len(driver.sweep_jobs(entry, False, str(tmp_path)))
             continue
-        sizes = ["n_sequences", "n_rounds", "n_targets"]
+        sizes = ["n_sequences", "n_rounds", "n_targets", "n_repetitions"]
         smaller = [k for k in sizes if k in quick.protocol and quick.protocol[k] is not None
                    and (full.protocol[k] is None or quick.protocol[k] < full.protocol[k])]
         assert smaller, f"{entry.name}: --quick shrinks none of {sizes}"

@@ -106,3 +106,178 @@ def test_unit_scales_would_crowd_the_top_level():
 def test_bad_generator_values_are_named(make, message):
     with pytest.raises(ValueError, match=message):
         make()
+
+
+# --- the protocol ------------------------------------------------------------------------------
+from hydra import compose, initialize_config_dir  # noqa: E402
+from sklearn.base import clone  # noqa: E402
+
+from ordrank.algorithms.structured import PredtronRanker  # noqa: E402
+from ordrank.app import build, run  # noqa: E402
+from ordrank.datasets.synthetic import CrammerSinger  # noqa: E402
+from ordrank.metrics import ndcg_loss  # noqa: E402
+from ordrank.protocols.subset_ranking import METRICS, SubsetRankingProtocol, positions_of  # noqa: E402
+
+EXPERIMENTS = ["predtron_subset_n", "predtron_subset_m", "predtron_l1_vs_l2"]
+TINY = ["protocol.n_repetitions=2", "protocol.n_test=15"]
+
+
+def make_cfg(overrides):
+    with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
+        return compose("config", overrides=overrides)
+
+
+def tiny_protocol(**changes):
+    settings = dict(n_repetitions=3, n_train=[4, 9], m=6, p=5, n_test=12)
+    return SubsetRankingProtocol(**{**settings, **changes})
+
+
+def run_protocol(protocol, learners, dataset=None, seed=0):
+    return pd.concat(protocol.iter_run(dataset or GaussianSubsetRanking(), learners, seed=seed),
+                     ignore_index=True)
+
+
+def test_positions_sort_scores_decreasingly_ties_by_document():
+    t = np.array([[0.5, 2.0, 0.5, -1.0]])
+    assert positions_of(t).tolist() == [[2, 1, 3, 4]]
+
+
+def test_protocol_rows_and_values():
+    learner = PredtronRanker(f="power_2", n_epochs=4, stop_when_separated=True)
+    table = run_protocol(tiny_protocol(), {"P": learner})
+    assert list(table.columns) == ["algorithm", "seed", "n_train", "m", "p", "metric", "value"]
+    assert len(table) == 3 * 2 * len(METRICS)
+    wide = table.pivot_table(index=["seed", "n_train"], columns="metric", values="value")
+    assert wide["test_ndcg_loss"].between(0, 1).all() and wide["train_ndcg_loss"].between(0, 1).all()
+    assert wide["passes"].between(1, 4).all()
+    # a copy stops early only after a pass without a mistake, which leaves every training query ideal
+    assert (wide.loc[wide["passes"] < 4, "train_ndcg_loss"] == 0).all()
+
+
+def test_protocol_matches_fit_and_predict_copy_by_copy():
+    """The batched engine gives the numbers of each copy's own fit (and a by-hand recomputation)."""
+    protocol = tiny_protocol()
+    learners = {"inverse": PredtronRanker(n_epochs=6, stop_when_separated=True),
+                "L1": PredtronRanker(margin="l1", f="power_1.1", n_epochs=3)}
+    batched = run_protocol(protocol, learners, seed=5)
+    protocol.vectorize = False
+    one_by_one = run_protocol(protocol, learners, seed=5)
+    pd.testing.assert_frame_equal(batched, one_by_one, check_exact=False, rtol=1e-12, atol=1e-15)
+    # by hand, repetition 1 and n = 9 of "inverse"
+    task_rng, test_rng, train_rng = protocol.streams(5, 1, 6, 5)
+    task = GaussianSubsetRanking().task(task_rng, 6, 5)
+    X_test, y_test = task.sample(test_rng, 12)
+    X, y = task.sample(train_rng, 9)
+    model = clone(learners["inverse"]).fit(X, y)
+    row = batched.set_index(["algorithm", "seed", "n_train", "metric"])["value"]
+    assert row["inverse", 1, 9, "test_ndcg_loss"] == pytest.approx(ndcg_loss(model.predict(X_test), y_test).mean())
+    assert row["inverse", 1, 9, "passes"] == model.n_epochs_
+
+
+def test_shuffling_learner_is_fitted_copy_by_copy():
+    learner = PredtronRanker(n_epochs=3, shuffle=True, random_state=0)
+    table = run_protocol(tiny_protocol(n_repetitions=1, n_train=[7]), {"S": learner})
+    task_rng, test_rng, train_rng = tiny_protocol().streams(0, 0, 6, 5)
+    task = GaussianSubsetRanking().task(task_rng, 6, 5)
+    X_test, y_test = task.sample(test_rng, 12)
+    model = clone(learner).fit(*task.sample(train_rng, 7))
+    value = table.set_index("metric")["value"]
+    assert value["test_ndcg_loss"] == pytest.approx(ndcg_loss(model.predict(X_test), y_test).mean())
+    assert value["passes"] == 3
+
+
+def test_rows_do_not_depend_on_the_grid_or_the_number_of_repetitions():
+    learner = {"P": PredtronRanker(n_epochs=3)}
+    full = run_protocol(tiny_protocol(n_repetitions=3, n_train=[4, 9], p=[5, 8]), learner)
+    part = run_protocol(tiny_protocol(n_repetitions=2, n_train=[9], p=8), learner)
+    keys = ["algorithm", "seed", "n_train", "m", "p", "metric"]
+    sub = full[(full.seed < 2) & (full.n_train == 9) & (full.p == 8)]
+    pd.testing.assert_frame_equal(sub.sort_values(keys).reset_index(drop=True),
+                                  part.sort_values(keys).reset_index(drop=True))
+
+
+def test_batches_of_repetitions_give_the_same_rows(monkeypatch):
+    import ordrank.protocols.subset_ranking as module
+
+    learner = {"P": PredtronRanker(n_epochs=3)}
+    whole = run_protocol(tiny_protocol(), learner)
+    monkeypatch.setattr(module, "MAX_POOL_BYTES", 9 * 6 * 5 * 8)  # one repetition per batch
+    assert len(tiny_protocol().chunks(6, 5)) == 3
+    pd.testing.assert_frame_equal(whole, run_protocol(tiny_protocol(), learner))
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"m": 1}, r"protocol.m must be an integer >= 2"),
+    ({"n_train": [10, 10]}, r"protocol.n_train lists a value twice"),
+    ({"n_train": []}, r"protocol.n_train must be"),
+    ({"p": [5, "a"]}, r"protocol.p must be"),
+    ({"n_repetitions": 0}, r"protocol.n_repetitions must be a positive integer"),
+    ({"vectorize": "yes"}, r"protocol.vectorize must be true or false"),
+])
+def test_bad_protocol_values_are_named(changes, message):
+    with pytest.raises(ValueError, match=message):
+        tiny_protocol(**changes)
+
+
+def test_protocol_refuses_features_other_data_and_non_rankers():
+    protocol, learner = tiny_protocol(), {"P": PredtronRanker()}
+    with pytest.raises(ValueError, match="features=none"):
+        next(protocol.iter_run(GaussianSubsetRanking(), learner, features=object()))
+    with pytest.raises(ValueError, match="CrammerSinger has no task"):
+        next(protocol.iter_run(CrammerSinger(), learner))
+    with pytest.raises(ValueError, match="algorithms.X .* is not a ranker"):
+        next(protocol.iter_run(GaussianSubsetRanking(), {"X": object()}))
+
+
+# --- configs and the app -------------------------------------------------------------------------
+@pytest.mark.parametrize("experiment", EXPERIMENTS)
+def test_experiments_compose_with_the_papers_settings(experiment):
+    cfg = make_cfg([f"+experiment={experiment}"])
+    parts = build(cfg)
+    protocol = parts["protocol"]
+    assert parts["features"] is None and protocol.n_repetitions >= 20 and protocol.n_test == 200
+    learners = parts["learners"]
+    assert all(isinstance(r, PredtronRanker) and r.eta == 1.0 and r.stop_when_separated for r in learners.values())
+    if experiment == "predtron_l1_vs_l2":
+        assert {name: r.margin for name, r in learners.items()} == {"Predtron-L1": "l1", "Predtron-L2": "l2"}
+        assert isinstance(parts["dataset"], SparseSubsetRanking) and parts["dataset"].n_nonzero == 50
+        assert (protocol.n_train, protocol.m, protocol.p) == ([50], [20], [500, 1000, 1500, 2000, 2500])
+        return
+    assert sorted(r.f for r in learners.values()) == ["inverse", "power_1.1", "power_2"]
+    assert isinstance(parts["dataset"], GaussianSubsetRanking)
+    if experiment == "predtron_subset_n":
+        assert (protocol.m, protocol.p, max(protocol.n_train)) == ([20], [30], 100)
+    else:
+        assert (protocol.n_train, protocol.p) == ([30], [30]) and len(protocol.m) > 3
+
+
+def test_app_runs_a_tiny_experiment_byte_for_byte(tmp_path):
+    overrides = ["+experiment=predtron_subset_m", *TINY, "protocol.m=[5,8]"]
+    first = run(make_cfg(overrides), tmp_path / "a")
+    table = pd.read_parquet(first)
+    assert table.columns[:9].tolist() == ["experiment", "dataset", "algorithm", "seed", "n_train", "m", "p",
+                                          "metric", "value"]
+    assert len(table) == 3 * 2 * 2 * len(METRICS)
+    assert set(table.experiment) == {"predtron_subset_m"} and set(table.dataset) == {"subset_ranking"}
+    assert (table["config.algorithms.Predtron-power_2.f"] == "power_2").all()
+    assert first.read_bytes() == run(make_cfg(overrides), tmp_path / "b").read_bytes()
+    other = run(make_cfg([*overrides, "seed=1"]), tmp_path / "c")
+    assert first.read_bytes() != other.read_bytes()
+
+
+def test_app_refuses_a_feature_map(tmp_path):
+    with pytest.raises(ValueError, match="features=none"):
+        run(make_cfg(["+experiment=predtron_subset_n", *TINY, "features=poly2"]), tmp_path)
+
+
+@pytest.mark.slow
+def test_l1_degrades_more_slowly_with_p_than_l2(tmp_path):
+    """Figure 1 (c) at reduced size (4 repetitions, 50 test queries): the paper's trend."""
+    cfg = make_cfg(["+experiment=predtron_l1_vs_l2", "protocol.n_repetitions=4", "protocol.n_test=50",
+                    "protocol.p=[500,2500]"])
+    table = pd.read_parquet(run(cfg, tmp_path))
+    loss = table[table.metric == "test_ndcg_loss"].groupby(["algorithm", "p"])["value"].mean()
+    assert loss["Predtron-L1", 500] < loss["Predtron-L2", 500]
+    assert loss["Predtron-L1", 2500] < loss["Predtron-L2", 2500] / 3
+    assert loss["Predtron-L2", 2500] - loss["Predtron-L2", 500] > \
+        3 * (loss["Predtron-L1", 2500] - loss["Predtron-L1", 500])

@@ -1,0 +1,205 @@
+r"""The subset-ranking protocol of the Predtron paper's Figure 1 (Jain, Natarajan & Tewari, NIPS 2015).
+
+For each repetition r = 0..R−1 and each grid point (m, p) a *task* is drawn (w* and the generator's
+centres, :mod:`ordrank.datasets.subset_ranking`), then a test set of ``n_test`` queries and a pool of
+max(n_train) training queries. Each learner is trained on the first n queries of the pool, for each
+n in ``n_train``, and scored on the test set. Rows (metric, value) per (algorithm, seed = r, n_train,
+m, p):
+
+- ``test_ndcg_loss``: mean of 1 − NDCG over the test queries (the figure's y-axis);
+- ``train_ndcg_loss``: the same over the n training queries, with the final model (0 exactly when
+  it ranks every training query ideally, i.e. a further pass would make no mistake);
+- ``passes``: passes made over the training queries.
+
+Streams: ``SeedSequence(seed, spawn_key=(r, m, p))`` spawns three generators, for the task, the
+test set and the training pool, so each is the same whatever the grid or the number of
+repetitions, and the training set of size n is the same in every run with n in the grid.
+
+Training. An online learner exposing the vectorized rule (``init_state``/``step``, as
+:class:`~ordrank.algorithms.structured.PredtronRanker` does) runs, when ``vectorize`` is true and it
+does not shuffle, on every (repetition, n) copy at once: each pass visits queries 1..n of each
+copy in order, and a copy stops after its first pass without a mistake when the learner's
+``stop_when_separated`` is set, else after ``n_epochs`` passes — what the learner's own ``fit``
+does, copy by copy (a test checks they agree). Any other ranker is cloned and fitted on each copy
+(``fit(X, relevance)``, ``predict(X)`` → positions 1..m), which is also what ``vectorize=false``
+does for every learner. Copies are batched by repetitions so that the batched training pools stay
+under ``MAX_POOL_BYTES``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+from ordrank.metrics import ndcg_loss
+from ordrank.progress import progress
+from ordrank.protocols._checks import check_positive
+
+MAX_POOL_BYTES = 200e6  # training pools held at once (float64) by the batched engine
+METRICS = ("test_ndcg_loss", "train_ndcg_loss", "passes")
+
+
+def _grid(owner, name, minimum=1) -> list[int]:
+    """``protocol.<name>`` as a sorted list of distinct integers >= minimum (an int is one point)."""
+    value = getattr(owner, name)
+    values = [value] if isinstance(value, (int, np.integer)) and not isinstance(value, bool) else value
+    if not isinstance(values, (list, tuple)) or not values or any(
+            isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < minimum for v in values):
+        raise ValueError(f"protocol.{name} must be an integer >= {minimum} or a non-empty list of them, "
+                         f"got {value!r}")
+    if len(set(values)) != len(values):
+        raise ValueError(f"protocol.{name} lists a value twice: {list(values)}")
+    return sorted(int(v) for v in values)
+
+
+def positions_of(scores: np.ndarray) -> np.ndarray:
+    """Positions 1..m sorting each row of ``scores`` decreasingly; equal scores keep document order."""
+    order = np.argsort(-scores, axis=-1, kind="stable")
+    return np.argsort(order, axis=-1, kind="stable") + 1
+
+
+def mean_ndcg_loss(scores: np.ndarray, relevance: np.ndarray) -> float:
+    """Mean 1 − NDCG of the rankings that sort ``scores`` (…, m) against ``relevance`` (…, m)."""
+    m = scores.shape[-1]
+    return float(ndcg_loss(positions_of(scores).reshape(-1, m), relevance.reshape(-1, m)).mean())
+
+
+def vectorizable(learner) -> bool:
+    """Whether the batched engine reproduces ``learner.fit``: the online rule, queries in order."""
+    return all(hasattr(learner, a) for a in ("init_state", "step", "n_epochs", "stop_when_separated")) \
+        and not getattr(learner, "shuffle", False)
+
+
+def batched_passes(learner, X, y, owner, sizes, bar=None):
+    """Run ``learner``'s online rule on copies c = 0..C−1 at once: copy c makes passes over the first
+    ``sizes[c]`` queries of ``X[owner[c]]`` (pools X (R, N, m, p), y (R, N, m)), in order, from zero.
+
+    A copy stops after a pass without a mistake if ``learner.stop_when_separated``, else after
+    ``learner.n_epochs`` passes. Returns the weights (C, p) and the passes made (C,).
+    """
+    sizes, owner = np.asarray(sizes), np.asarray(owner)
+    state = learner.init_state(len(sizes), X.shape[-1])
+    passes = np.zeros(len(sizes), dtype=np.int64)
+    active = np.ones(len(sizes), dtype=bool)
+    for _ in range(learner.n_epochs):
+        running = np.flatnonzero(active)
+        mistakes = np.zeros(len(sizes), dtype=np.int64)
+        for q in range(int(sizes[running].max())):
+            copies = running[sizes[running] > q]
+            sub = {key: value[copies] for key, value in state.items()}
+            _, losses = learner.step(sub, X[owner[copies], q], y[owner[copies], q])
+            for key, value in sub.items():
+                state[key][copies] = value
+            mistakes[copies] += np.asarray(losses) > 0
+        passes[running] += 1
+        if bar is not None:
+            bar.update(1)
+        if learner.stop_when_separated:
+            active[running[mistakes[running] == 0]] = False
+            if not active.any():
+                break
+    if bar is not None:
+        bar.update(learner.n_epochs - int(passes.max()))
+    return state["coef"], passes
+
+
+@dataclass
+class SubsetRankingProtocol:
+    """R repetitions × the grid n_train × m × p; each learner trained on n queries, tested on n_test.
+
+    ``n_train``, ``m`` and ``p`` are an integer or a list (the grid is their product).
+    """
+
+    n_repetitions: int = 20
+    n_train: list = field(default_factory=lambda: [10, 20, 30, 40, 50, 60, 70, 80, 90, 100])
+    m: list | int = 20
+    p: list | int = 30
+    n_test: int = 200
+    vectorize: bool = True
+
+    keys = ("seed", "n_train", "m", "p")  # the table's protocol keys
+
+    def __post_init__(self):
+        check_positive(self, ("n_repetitions", "n_test"))
+        self.n_train = _grid(self, "n_train")
+        self.m = _grid(self, "m", minimum=2)
+        self.p = _grid(self, "p")
+        if not isinstance(self.vectorize, bool):
+            raise ValueError(f"protocol.vectorize must be true or false, got {self.vectorize!r}")
+
+    def streams(self, seed: int, repetition: int, m: int, p: int):
+        """Generators for the task, the test set and the training pool of one repetition and (m, p)."""
+        sequence = np.random.SeedSequence(seed, spawn_key=(repetition, m, p))
+        return [np.random.default_rng(s) for s in sequence.spawn(3)]
+
+    def chunks(self, m: int, p: int) -> list[range]:
+        """Repetitions batched so that their training pools stay under MAX_POOL_BYTES."""
+        per_repetition = max(self.n_train) * m * p * 8
+        size = max(1, int(MAX_POOL_BYTES // per_repetition))
+        return [range(s, min(s + size, self.n_repetitions)) for s in range(0, self.n_repetitions, size)]
+
+    def iter_run(self, dataset, learners: dict, features=None, seed: int = 0):
+        """Yield one tidy table per (learner, grid point (m, p)): rows for every repetition and n."""
+        if features is not None:
+            raise ValueError("protocol subset_ranking takes the generator's features as they are: "
+                             "use features=none")
+        if not callable(getattr(dataset, "task", None)):
+            raise ValueError(f"dataset {type(dataset).__name__} has no task(rng, m, p): protocol "
+                             "subset_ranking needs a subset-ranking generator "
+                             "(dataset=subset_ranking or subset_ranking_sparse)")
+        for name, learner in learners.items():
+            if not (vectorizable(learner) or (hasattr(learner, "fit") and hasattr(learner, "predict"))):
+                raise ValueError(f"algorithms.{name} ({type(learner).__name__}) is not a ranker: it needs "
+                                 "fit(X, relevance) and predict(X)")
+        points = [(m, p) for m in self.m for p in self.p]
+        total = sum(len(self.chunks(m, p)) for m, p in points) * sum(
+            getattr(learner, "n_epochs", 1) for learner in learners.values())
+        with progress(total, "subset ranking", unit="pass") as bar:
+            for m, p in points:
+                for name, learner in learners.items():
+                    pieces = [self._run_chunk(dataset, learner, seed, m, p, chunk, bar)
+                              for chunk in self.chunks(m, p)]
+                    table = pd.concat(pieces, ignore_index=True)
+                    table.insert(0, "algorithm", name)
+                    yield table
+
+    def _run_chunk(self, dataset, learner, seed, m, p, chunk, bar) -> pd.DataFrame:
+        tasks, pools = [], []
+        for r in chunk:
+            task_rng, _, train_rng = self.streams(seed, r, m, p)
+            task = dataset.task(task_rng, m, p)
+            tasks.append(task)
+            pools.append(task.sample(train_rng, max(self.n_train)))
+        X = np.stack([pool[0] for pool in pools])
+        y = np.stack([pool[1] for pool in pools])
+        owner = np.repeat(np.arange(len(chunk)), len(self.n_train))
+        sizes = np.tile(self.n_train, len(chunk))
+        if self.vectorize and vectorizable(learner):
+            coef, passes = batched_passes(learner, X, y, owner, sizes, bar)
+            scorers = [lambda Z, z, w=w: mean_ndcg_loss(Z @ w, z) for w in coef]
+        else:
+            models = [clone(learner).fit(X[o, :n], y[o, :n]) for o, n in zip(owner, sizes)]
+            passes = np.array([getattr(model, "n_epochs_", np.nan) for model in models], dtype=float)
+            scorers = [_scorer(model) for model in models]
+            if bar is not None:
+                bar.update(getattr(learner, "n_epochs", 1))
+        rows = []
+        for k, (o, n) in enumerate(zip(owner, sizes)):
+            r = chunk[o]
+            if k == 0 or owner[k - 1] != o:  # a new repetition: draw its test set
+                X_test, y_test = tasks[o].sample(self.streams(seed, r, m, p)[1], self.n_test)
+            values = {"test_ndcg_loss": scorers[k](X_test, y_test),
+                      "train_ndcg_loss": scorers[k](X[o, :n], y[o, :n]),
+                      "passes": float(passes[k])}
+            rows += [(r, n, m, p, metric, values[metric]) for metric in METRICS
+                     if not np.isnan(values[metric])]
+        return pd.DataFrame(rows, columns=["seed", "n_train", "m", "p", "metric", "value"])
+
+
+def _scorer(model):
+    """Mean NDCG loss of a fitted ranker's predicted positions."""
+    def score(X, y):
+        return float(ndcg_loss(model.predict(X), y).mean())
+    return score
