@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -23,7 +24,7 @@ from hydra import compose, initialize_config_dir
 from sklearn.utils._param_validation import InvalidParameterError
 
 import ordrank.app
-from ordrank.algorithms import MulticlassPerceptron, PRank, WidrowHoff
+from ordrank.algorithms import FitFailed, MulticlassPerceptron, PRank, RoundedRegression, WidrowHoff
 from ordrank.algorithms._ordinal import Diverged
 from ordrank.app import run
 from ordrank.datasets.ratings import load_movielens, load_movielens_100k
@@ -31,12 +32,24 @@ from ordrank.protocols.engine import run_sequences
 
 REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "bad_inputs.md"
-TINY = ["+experiment=prank_synthetic", "protocol.n_sequences=2", "protocol.n_rounds=600",
-        "protocol.record_every=100"]
+# the synthetic protocol with two learners, spelled out (independent of how experiments change)
+TINY = ["+algorithm@algorithms.PRank=prank", "+algorithm@algorithms.WH=widrow_hoff",
+        "protocol.n_sequences=2", "protocol.n_rounds=600", "protocol.record_every=100"]
 
 RNG = np.random.default_rng(0)
 X = RNG.uniform(size=(600, 3))  # long enough for a diverging step to overflow
 Y = RNG.integers(1, 4, 600)
+
+
+NAMES = np.array(["low", "mid", "high"])  # rank order low < mid < high, not alphabetical
+
+
+def svor_once(X, y):
+    from ordrank.algorithms import SVOR
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Solution may be inaccurate")
+        return SVOR(max_iter=1).fit(X, y)
 
 
 def with_value(array, index, value):
@@ -51,7 +64,7 @@ def make_cfg(overrides):
 
 
 def app_run(*overrides, checked_first=True):
-    """A trigger: compose the tiny synthetic experiment with ``overrides`` and run it with
+    """A trigger: compose the tiny synthetic run TINY with ``overrides`` and run it with
     ``ordrank.app.run`` into ``<tmp>/run``. With ``checked_first``, the error must come before any
     work: the run folder then holds only the ERROR file (no table, no partial table)."""
     def trigger(tmp):
@@ -114,17 +127,59 @@ CASES = [
     Case("mcp-huge-inputs", "`MulticlassPerceptron().fit(1e200 * X, y)`", Diverged,
          r"MulticlassPerceptron\(\) diverged: the scores W_r·x became inf or NaN",
          lambda tmp: MulticlassPerceptron().fit(1e200 * X, Y)),
-    Case("nan-feature", "`PRank().fit(X, y)` with a NaN in X", ValueError, r"Input X contains NaN",
+    Case("nan-feature", "`PRank().fit(X, y)` with a NaN in X", ValueError,
+         r"^PRank: X has NaN at row 3, column 1 \(1 NaN or infinite entries\): the learners need finite",
          lambda tmp: PRank().fit(with_value(X, (3, 1), np.nan), Y)),
     Case("inf-feature", "`MulticlassPerceptron().fit(X, y)` with an inf in X", ValueError,
-         r"Input X contains infinity",
+         r"^MulticlassPerceptron: X has an infinite value at row 3, column 1",
          lambda tmp: MulticlassPerceptron().fit(with_value(X, (3, 1), np.inf), Y)),
+    Case("nan-feature-predict", "`model.predict(X)` with a NaN in X", ValueError,
+         r"^WidrowHoff: X has NaN at row 0, column 2",
+         lambda tmp: WidrowHoff().fit(X, Y).predict(with_value(X, (0, 2), np.nan))),
     Case("inf-feature-protocol", "an inf feature in the vectorized protocol", ValueError,
          r"X contains NaN or infinite values",
          lambda tmp: run_sequences(PRank(), with_value(np.stack([X, X]), (1, 3, 0), np.inf),
                                    np.stack([Y, Y]), 3)),
+    # --- labels and shapes ----------------------------------------------------------------------------
+    Case("string-labels-unordered", "`PRank().fit(X, y)` with y = 'low'/'mid'/'high' strings", ValueError,
+         r"^PRank: the labels \['high', 'low', 'mid'\] are not numbers, so their rank order is unknown "
+         r"\(sorting would rank them alphabetically\); give their order: y as an ordered pandas Categorical",
+         lambda tmp: PRank().fit(X, NAMES[Y - 1])),
+    Case("unordered-categorical", "`RoundedRegression().fit(X, pd.Categorical(y))` (not `ordered=True`)",
+         ValueError, r"^RoundedRegression: the labels .* are not numbers, so their rank order is unknown",
+         lambda tmp: RoundedRegression().fit(X, pd.Categorical(NAMES[Y - 1]))),
+    Case("repeated-classes", "`MulticlassPerceptron().partial_fit(X, y, classes=['low', 'low', 'high'])`",
+         ValueError, r"^classes must not repeat a label, got \['low', 'low', 'high'\]",
+         lambda tmp: MulticlassPerceptron().partial_fit(X, NAMES[Y - 1], classes=["low", "low", "high"])),
+    Case("label-not-in-classes", "`partial_fit` with a label missing from `classes`", ValueError,
+         r"^label\(s\) \['mid'\] not among the ranks \['low', 'high'\] of PRank",
+         lambda tmp: PRank().partial_fit(X, NAMES[Y - 1], classes=["low", "high"])),
+    Case("nan-label", "`PRank().fit(X, y)` with a NaN in y", ValueError,
+         r"^PRank: y has NaN at row 5 \(1 NaN or infinite entries\): every example needs a label",
+         lambda tmp: PRank().fit(X, with_value(Y.astype(float), 5, np.nan))),
+    Case("continuous-labels", "`WidrowHoff().fit(X, y + 0.5)`", ValueError,
+         r"^y must hold discrete ordered labels, got target type 'continuous'",
+         lambda tmp: WidrowHoff().fit(X, Y + 0.5)),
+    Case("one-label", "`PRank().fit(X, ones)`", ValueError,
+         r"^need at least 2 ranks \(1 class given\): classes=\[1\]", lambda tmp: PRank().fit(X, np.ones(len(X), dtype=int))),
+    Case("empty-X", "`PRank().fit(X[:0], y[:0])`", ValueError,
+         r"Found array with 0 sample\(s\) \(shape=\(0, 3\)\) while a minimum of 1 is required",
+         lambda tmp: PRank().fit(X[:0], Y[:0])),
+    Case("1d-X", "`PRank().fit(x, y)` with x of shape (600,)", ValueError,
+         r"^Expected a 2-dimensional container but got <class 'numpy\.ndarray'> instead|Expected 2D array",
+         lambda tmp: PRank().fit(X[:, 0], Y)),
+    Case("lengths-differ", "`PRank().fit(X[:10], y[:9])`", ValueError,
+         r"Found input variables with inconsistent numbers of samples: \[10, 9\]",
+         lambda tmp: PRank().fit(X[:10], Y[:9])),
+    Case("ranks-outside-1..k", "the online protocol given rank 0 with k = 3", ValueError,
+         r"^y has rank 0 outside 1\.\.3",
+         lambda tmp: run_sequences(PRank(), np.stack([X, X]), np.stack([Y, Y - 1]), 3)),
+    Case("svor-solver-limit", "`SVOR(max_iter=1).fit(X, y)` (the solver stops early)", FitFailed,
+         r"^SVOR\(constraints='implicit', C=1\.0, kernel='rbf', gamma=1\.0\) with CLARABEL did not reach "
+         r"an optimum: status=user_limit",
+         lambda tmp: svor_once(X[:80], Y[:80])),
     # --- run settings, through the compose API and ordrank.app.run (checked before any work) ------
-    Case("wh-diverges-run", "`+experiment=prank_synthetic algorithms.WH.eta=100`", Diverged,
+    Case("wh-diverges-run", "`algorithms.WH.eta=100` in a run of the synthetic protocol", Diverged,
          r"^WidrowHoff\(eta=100\) diverged: its weights became inf or NaN",
          app_run("algorithms.WH.eta=100", checked_first=False)),
     Case("negative-eta", "`algorithms.WH.eta=-1`", InvalidParameterError,
@@ -181,7 +236,7 @@ CASES = [
          r"python -m ordrank\.data fetch movielens-100k --data-dir <tmp>/nowhere",
          lambda tmp: app_run("dataset=movielens_100k", f"data_dir={tmp}/nowhere")(tmp)),
     Case("only-unknown", "`only=SVM`", ValueError,
-         r"^only=\['SVM'\] names no configured algorithm; choose from \['PRank', 'MCP', 'WH'\]",
+         r"^only=\['SVM'\] names no configured algorithm; choose from \['PRank', 'WH'\]",
          app_run("only=SVM")),
 ]
 
@@ -242,7 +297,39 @@ def test_movielens_windows_line_ends_still_load(tmp_path):
     assert load_movielens(tmp_path, "1m").n_ratings == 2
 
 
-# --- properties beside the table -----------------------------------------------------------------
+# --- properties beside the table -----
+LEARNERS = [PRank, MulticlassPerceptron, WidrowHoff, RoundedRegression]
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=lambda c: c.__name__)
+@given(st.permutations(["c", "a", "b"]))
+def test_an_ordered_categorical_gives_the_rank_order(learner, names):
+    """Labels named in any order rank as their categories say: the same model and predictions as
+    the numeric ranks, mapped through the names (never their alphabetical order)."""
+    names = np.array(names)
+    labels = pd.Series(pd.Categorical(names[Y[:100] - 1], categories=names, ordered=True))
+    named, numeric = learner().fit(X[:100], labels), learner().fit(X[:100], Y[:100])
+    assert named.classes_.tolist() == names.tolist()
+    np.testing.assert_array_equal(named.predict(X[:100]), names[numeric.predict(X[:100]) - 1])
+    assert named.score(X[:100], labels) == numeric.score(X[:100], Y[:100])
+
+
+def test_partial_fit_classes_give_the_order_and_numbers_rank_by_value():
+    model = PRank().partial_fit(X, NAMES[Y - 1], classes=NAMES)
+    assert model.classes_.tolist() == ["low", "mid", "high"]
+    assert PRank().partial_fit(X, Y, classes=[3, 1, 2]).classes_.tolist() == [1, 2, 3]
+
+
+def test_sklearn_label_check_passes_by_the_documented_exception():
+    """check_classifiers_classes (unordered 'one'/'two'/'three') runs inside scikit-learn's checks,
+    the one place unordered strings are sorted; the same labels are refused outside (table)."""
+    from sklearn.utils.estimator_checks import check_classifiers_classes
+
+    check_classifiers_classes("MulticlassPerceptron", MulticlassPerceptron())
+    with pytest.raises(ValueError, match="rank order is unknown"):
+        MulticlassPerceptron().fit(X, np.array(["one", "two", "three"])[Y - 1])
+
+
 @given(st.floats(-1e300, 1e300, allow_nan=False), st.integers(2, 7))
 def test_widrow_hoff_predicts_a_rank_for_any_finite_score(weight, k):
     """Whatever finite weight (so w·x up to ±∞ after overflow), the prediction is a rank in 1..k."""

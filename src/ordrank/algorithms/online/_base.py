@@ -23,9 +23,8 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import validate_data
 
-from ordrank.algorithms._ordinal import OrdinalEstimator, check_ordinal_target
+from ordrank.algorithms._ordinal import OrdinalEstimator, check_ordinal_target, declared_order, rank_order
 
 
 class OnlineOrdinalRegressor(OrdinalEstimator):
@@ -82,7 +81,8 @@ class OnlineOrdinalRegressor(OrdinalEstimator):
     def partial_fit(self, X, y, classes=None):
         """One pass over ``(X, y)`` in order; each row is predicted, then learned from.
 
-        ``classes`` (all ranks, in order) is required on the first call.
+        ``classes`` (all labels, lowest rank first; numbers are ranked by value whatever the order
+        given) is required on the first call.
         """
         self._online_pass(X, y, classes)
         return self
@@ -94,14 +94,15 @@ class OnlineOrdinalRegressor(OrdinalEstimator):
             self._validate_params()
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit")
-        X, y = validate_data(self, X, y, reset=first, dtype=np.float64)
+        X, y = self._validate(X, y, reset=first)
         check_ordinal_target(y)
         if first:
             self._set_classes(y, classes)
             state = self.init_state(1, X.shape[1], len(self.classes_))
             for key in self._state_keys:
                 setattr(self, key + "_", state[key][0])
-        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+        elif classes is not None and not np.array_equal(
+                rank_order(None, classes, ordered=self._ordered_labels), self.classes_):
             raise ValueError(f"classes={list(classes)} differs from classes_={self.classes_.tolist()}")
         ranks = self.to_ranks(y)
         state = self._state()
@@ -114,12 +115,13 @@ class OnlineOrdinalRegressor(OrdinalEstimator):
     def fit(self, X, y):
         """Start from the zero model and make ``n_epochs`` online passes over the data."""
         self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        declared = declared_order(y)  # an ordered Categorical's order, before y becomes an array
+        X, y = self._validate(X, y)
         check_ordinal_target(y)
         for key in ("classes_", *(k + "_" for k in self._state_keys)):
             self.__dict__.pop(key, None)
         rng = check_random_state(self.random_state)
-        classes = np.unique(y)
+        classes = rank_order(y, declared, owner=type(self).__name__, ordered=self._ordered_labels)
         totals = None
         if self.average:
             totals = {key: np.zeros(shape) for key, shape in
