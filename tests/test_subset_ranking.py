@@ -37,7 +37,8 @@ def test_relevance_on_the_thresholds_takes_the_higher_level(m):
     assert relevance(np.array([0.5 + 1e-9, 1e9, 1.0 / m - 1e-9, -3.0]), m).tolist() == [m - 1, m - 1, 0, 0]
 
 
-@pytest.mark.parametrize("generator, p", [(GaussianSubsetRanking(), 7), (SparseSubsetRanking(n_nonzero=3), 9)])
+@pytest.mark.parametrize("generator, p", [(GaussianSubsetRanking(), 7),
+                                          (SparseSubsetRanking(n_nonzero=3), 9)])
 def test_shapes_levels_and_seeds(generator, p):
     task = generator.task(np.random.default_rng(1), 6, p)
     X, y = task.sample(np.random.default_rng(2), 11)
@@ -99,7 +100,8 @@ def test_unit_scales_would_crowd_the_top_level():
     (lambda: GaussianSubsetRanking(center_scale=float("nan")), "dataset.center_scale"),
     (lambda: SparseSubsetRanking(n_nonzero=0), "dataset.n_nonzero"),
     (lambda: SparseSubsetRanking(w_norm=0), "dataset.w_norm"),
-    (lambda: SparseSubsetRanking(n_nonzero=50).task(np.random.default_rng(0), 20, 10), "n_nonzero=50 exceeds p=10"),
+    (lambda: SparseSubsetRanking(n_nonzero=50).task(np.random.default_rng(0), 20, 10),
+     "n_nonzero=50 exceeds p=10"),
     (lambda: GaussianSubsetRanking().task(np.random.default_rng(0), 1, 10), "m .* >= 2, got 1"),
     (lambda: GaussianSubsetRanking().task(np.random.default_rng(0), 5, 0), "p .* positive integer, got 0"),
 ])
@@ -170,7 +172,8 @@ def test_protocol_matches_fit_and_predict_copy_by_copy():
     X, y = task.sample(train_rng, 9)
     model = clone(learners["inverse"]).fit(X, y)
     row = batched.set_index(["algorithm", "seed", "n_train", "metric"])["value"]
-    assert row["inverse", 1, 9, "test_ndcg_loss"] == pytest.approx(ndcg_loss(model.predict(X_test), y_test).mean())
+    expected = ndcg_loss(model.predict(X_test), y_test).mean()
+    assert row["inverse", 1, 9, "test_ndcg_loss"] == pytest.approx(expected)
     assert row["inverse", 1, 9, "passes"] == model.n_epochs_
 
 
@@ -237,7 +240,8 @@ def test_experiments_compose_with_the_papers_settings(experiment):
     protocol = parts["protocol"]
     assert parts["features"] is None and protocol.n_repetitions >= 20 and protocol.n_test == 200
     learners = parts["learners"]
-    assert all(isinstance(r, PredtronRanker) and r.eta == 1.0 and r.stop_when_separated for r in learners.values())
+    assert all(isinstance(r, PredtronRanker) and r.eta == 1.0 and r.stop_when_separated
+               for r in learners.values())
     if experiment == "predtron_l1_vs_l2":
         assert {name: r.margin for name, r in learners.items()} == {"Predtron-L1": "l1", "Predtron-L2": "l2"}
         assert isinstance(parts["dataset"], SparseSubsetRanking) and parts["dataset"].n_nonzero == 50
