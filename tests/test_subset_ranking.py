@@ -285,3 +285,14 @@ def test_l1_degrades_more_slowly_with_p_than_l2(tmp_path):
     assert loss["Predtron-L1", 2500] < loss["Predtron-L2", 2500] / 3
     assert loss["Predtron-L2", 2500] - loss["Predtron-L2", 500] > \
         3 * (loss["Predtron-L1", 2500] - loss["Predtron-L1", 500])
+
+
+def test_sweep_tables_of_the_protocol_collect(tmp_path):
+    """Rows that differ only in n_train, m or p are distinct rows for the sweep collector."""
+    from ordrank.results import collect, key_columns
+
+    overrides = ["+experiment=predtron_subset_m", *TINY, "protocol.m=[5,8]", "protocol.n_train=[3,6]"]
+    paths = [run(make_cfg([*overrides, f"seed={seed}"]), tmp_path / str(seed)) for seed in (0, 1)]
+    table = collect(paths)
+    assert key_columns(table)[3:7] == ["seed", "n_train", "m", "p"]
+    assert len(table) == 2 * 3 * 2 * 2 * 2 * len(METRICS)

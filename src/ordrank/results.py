@@ -2,8 +2,8 @@
 
 One row per (experiment, dataset, algorithm, <protocol keys>, metric) with the measured ``value``,
 then any extra columns a protocol adds (``user``, ``params``, ``status``), then the run's resolved
-configuration as ``config.*`` columns. The protocol keys are ``seed, step`` for online curves and
-``bins, split`` for train/test partitions. Figures and reports are group-bys of these tables.
+configuration as ``config.*`` columns. The protocol keys are ``seed, step`` for online curves,
+``bins, split`` for train/test partitions and ``seed, n_train, m, p`` for subset ranking. Figures and reports are group-bys of these tables.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 CORE = ["experiment", "dataset", "algorithm"]
-PROTOCOL_KEYS = ["seed", "step", "bins", "split", "query"]  # canonical order of the protocol keys
+PROTOCOL_KEYS = ["seed", "step", "bins", "split", "query", "n_train", "m", "p"]  # canonical order
 KEYS = [*CORE, "seed", "step", "metric"]  # the online protocols' keys
 COLUMNS = [*KEYS, "value"]
 FINISHED = "FINISHED"  # in a job's folder: its table is complete; holds the config's fingerprint
