@@ -7,7 +7,9 @@ type, the message, and that ``docs/bad_inputs.md`` shows that very message (temp
 """
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 import sys
 import warnings
 from dataclasses import dataclass
@@ -21,6 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hydra import compose, initialize_config_dir
+from hydra.errors import MissingConfigException
 from sklearn.utils._param_validation import InvalidParameterError
 
 import ordrank.app
@@ -63,12 +66,12 @@ def make_cfg(overrides):
         return compose("config", overrides=overrides)
 
 
-def app_run(*overrides, checked_first=True):
-    """A trigger: compose the tiny synthetic run TINY with ``overrides`` and run it with
+def app_run(*overrides, checked_first=True, base=TINY):
+    """A trigger: compose the tiny synthetic run ``base`` with ``overrides`` and run it with
     ``ordrank.app.run`` into ``<tmp>/run``. With ``checked_first``, the error must come before any
     work: the run folder then holds only the ERROR file (no table, no partial table)."""
     def trigger(tmp):
-        cfg = make_cfg([*TINY, *overrides])
+        cfg = make_cfg([*base, *overrides])
         try:
             run(cfg, tmp / "run")
         finally:
@@ -93,6 +96,26 @@ def u_data(line: str):
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", "(?s).*not the published data", UserWarning)
             return load_movielens_100k(tmp)
+    return trigger
+
+
+class ExitStatus(Exception):
+    """``run.py`` ended with a non-zero status; the message is ``exit <status>: <its stderr>``."""
+
+
+def run_py(*overrides, experiment="prank_synthetic"):
+    """A trigger: ``python run.py +experiment=... <tiny sizes> overrides`` in a subprocess, run into
+    ``<tmp>/run``; raise ExitStatus unless it succeeds, after checking stderr is one line."""
+    def trigger(tmp):
+        command = [sys.executable, "run.py", f"+experiment={experiment}", "protocol.n_sequences=2",
+                   "protocol.n_rounds=600", "protocol.record_every=100", f"hydra.run.dir={tmp}/run",
+                   "hydra/job_logging=disabled", *overrides]
+        env = {k: v for k, v in os.environ.items() if k not in ("ORDRANK_DEBUG", "HYDRA_FULL_ERROR")}
+        done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120, env=env)
+        if done.returncode:
+            assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+            raise ExitStatus(f"exit {done.returncode}: {done.stderr.strip()}")
+        return done
     return trigger
 
 
@@ -235,20 +258,55 @@ CASES = [
          r"^MovieLens-100K u\.data not found: expected it at <tmp>/nowhere/movielens-100k/u\.data or .*"
          r"python -m ordrank\.data fetch movielens-100k --data-dir <tmp>/nowhere",
          lambda tmp: app_run("dataset=movielens_100k", f"data_dir={tmp}/nowhere")(tmp)),
+    # --- names that do not exist ---------------------------------------------------------------------
+    Case("unknown-dataset", "`dataset=movielens_2m`", MissingConfigException,
+         r"^In 'config': Could not find 'dataset/movielens_2m' Available options in 'dataset': .*movielens_100k",
+         lambda tmp: make_cfg([*TINY, "dataset=movielens_2m"])),
+    Case("unknown-protocol", "`protocol=online`", MissingConfigException,
+         r"Could not find 'protocol/online' Available options in 'protocol': .*online_sequences",
+         lambda tmp: make_cfg([*TINY, "protocol=online"])),
+    Case("unknown-algorithm", "`+algorithm@algorithms.X=prank2`", MissingConfigException,
+         r"Could not find 'algorithm/prank2' Available options in 'algorithm': .*prank",
+         lambda tmp: make_cfg([*TINY, "+algorithm@algorithms.X=prank2"])),
+    Case("unknown-benchmark", "`+experiment=svor_benchmark dataset.name=housing2`", ValueError,
+         r"^dataset\.name must be one of \[.*'housing'.*\] for dataset\.source='orca', got 'housing2'",
+         app_run("dataset.name=housing2", base=["+experiment=svor_benchmark_quick", "only=PRank"])),
     Case("only-unknown", "`only=SVM`", ValueError,
          r"^only=\['SVM'\] names no configured algorithm; choose from \['PRank', 'WH'\]",
          app_run("only=SVM")),
+    # --- run.py in a subprocess: one line on stderr, exit status 2 ----------------------------------
+    Case("cli-unknown-key", "`python run.py +experiment=prank_synthetic n_rounds=500`", ExitStatus,
+         r"^exit 2: error: Could not override 'n_rounds'; To append to your config use \+n_rounds=500 "
+         r"\(Key 'n_rounds' is not in struct\)$", run_py("n_rounds=500")),
+    Case("cli-unknown-experiment", "`python run.py +experiment=prank`", ExitStatus,
+         r"^exit 2: error: experiment=prank: no such option of config group 'experiment' "
+         r"\(conf/experiment/\); choose from .*prank_synthetic", run_py(experiment="prank")),
+    Case("cli-bad-seed", "`python run.py +experiment=prank_synthetic seed=1e3`", ExitStatus,
+         r"^exit 2: error: seed must be an integer in 0\.\.4294967295 \(numpy's seed range\), got 1000\.0$",
+         run_py("seed=1e3")),
+    Case("cli-diverging-wh", "`python run.py +experiment=prank_synthetic algorithms.WH.eta=100 only=[PRank,WH]`",
+         ExitStatus,
+         r"^exit 2: error: WidrowHoff\(eta=100\) diverged: .* \(kept: \d+ rows of \d+ finished pieces in "
+         r"results\.partial\.parquet; see <tmp>/run/ERROR\)$", run_py("algorithms.WH.eta=100", "only=[PRank,WH]")),
 ]
 
 
 def render(message: str, tmp_path: Path) -> str:
-    """The message as the docs show it: one line, temporary paths as ``<tmp>``, no repository path."""
+    """The message on one line, temporary paths as ``<tmp>``, the repository's as ``<repo>``."""
     message = " ".join(str(message).split())
     return message.replace(str(tmp_path), "<tmp>").replace(str(REPO), "<repo>")
 
 
+def doc_text(message: str) -> str:
+    """The rendered message as the page shows it: lists of config names (which grow as configs are
+    added) as ``<conf/GROUP/*.yaml names>``, and without Hydra's config search path."""
+    message = re.sub(r" Config search path: .*$", "", message)
+    message = re.sub(r"(Available options in '([\w/]+)':) [\w .-]+", r"\1 <conf/\2/*.yaml names>", message)
+    return re.sub(r"(\(conf/([\w/]+)/\); choose from) [\w, .-]+", r"\1 <conf/\2/*.yaml names>", message)
+
+
 def doc_row(case: Case, message: str) -> str:
-    cell = f"`{case.error.__name__}`: {message}".replace("|", "\\|")
+    cell = f"`{case.error.__name__}`: {doc_text(message)}".replace("|", "\\|")
     return f"| {case.id} | {case.what} | {cell} |"
 
 
@@ -280,6 +338,34 @@ def test_bad_input(case, tmp_path):
 def test_doc_lists_exactly_the_table():
     assert list(doc_rows()) == [case.id for case in CASES]
     assert len(CASES) == len({case.id for case in CASES})
+
+
+def test_debug_shows_the_traceback(tmp_path):
+    env = {**os.environ, "ORDRANK_DEBUG": "1"}
+    done = subprocess.run([sys.executable, "run.py", "+experiment=prank_synthetic", "seed=-1",
+                           f"hydra.run.dir={tmp_path}"], cwd=REPO, capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert done.returncode == 1
+    assert "Traceback (most recent call last)" in done.stderr and "in check_settings" in done.stderr
+    assert done.stderr.rstrip().endswith("ValueError: seed must be an integer in 0..4294967295 "
+                                         "(numpy's seed range), got -1")
+
+
+def test_help_describes_experiments_groups_sweeps_and_launchers():
+    done = subprocess.run([sys.executable, "run.py", "--help"], cwd=REPO, capture_output=True,
+                          text=True, timeout=120, check=True)
+    text = done.stdout
+    for path in sorted((REPO / "conf" / "experiment").glob("*.yaml")):  # every experiment, described
+        line = next(line for line in text.splitlines() if line.startswith(f"  {path.stem} "))
+        assert len(line.split(maxsplit=1)[1]) > 20, line
+    for group in ("algorithm", "dataset", "experiment", "features", "protocol"):
+        assert re.search(rf"^  {group}: +\w", text, re.M), group
+    for launcher in sorted((REPO / "conf" / "hydra" / "launcher").glob("*.yaml")):
+        assert f"  {launcher.stem} " in text, launcher.stem
+    for needle in ("+experiment=NAME", "python run.py -m", "hydra/launcher=NAME", "resume=true",
+                   "error: <message>", "ORDRANK_DEBUG=1", "+algorithm@algorithms.NAME=OPTION"):
+        assert needle in text, needle
+    assert max(map(len, text.splitlines())) <= 125
 
 
 def test_results_dir_without_write_permission(tmp_path, monkeypatch):
@@ -365,8 +451,13 @@ def write_doc() -> str:
         "# Bad inputs and their messages",
         "",
         "What ordrank refuses, and what it says. Each row is a case of `tests/test_bad_inputs.py`, run",
-        "for real; the message is the one measured (`<tmp>` is a temporary folder). A test fails when",
+        "for real; the message is the one measured (`<tmp>` is a temporary folder; lists of config names,",
+        "which grow as configs are added, are written `<conf/GROUP/*.yaml names>`). A test fails when",
         "this page and the table disagree; `python tests/test_bad_inputs.py` rewrites it.",
+        "",
+        "From the command line, `python run.py ...` prints such a message as one line, `error: <message>`",
+        "on stderr, and exits with status 2 (rows `cli-*`); `ORDRANK_DEBUG=1` shows the traceback instead.",
+        "From Python, the exception of the second column is raised.",
         "",
         "| id | input | error |",
         "|---|---|---|",

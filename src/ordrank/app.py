@@ -199,9 +199,11 @@ def run(cfg: DictConfig, output_dir: str | Path) -> Path:
     stopped by SIGINT/SIGTERM). When every piece is done the table is written, ``FINISHED``
     records the configuration's fingerprint and the partial table is removed. A failure writes
     ``<output_dir>/ERROR`` (the one-line error, the job's overrides, the traceback) and re-raises;
-    a later success removes a stale ``ERROR``. With ``resume=true`` a job whose folder holds a
-    finished table of the same configuration is skipped, so a sweep started again runs only what
-    is missing.
+    a failure after the settings were checked carries a note (``add_note``) saying what was kept
+    and where ERROR is; the failure is logged at ERROR level in a sweep's job only (a single run's
+    caller reports it). A later success removes a stale ``ERROR``. With ``resume=true`` a job
+    whose folder holds a finished table of the same configuration is skipped, so a sweep started
+    again runs only what is missing.
     """
     output_dir = Path(output_dir)
     kept = {}  # what this attempt wrote to the partial table, for the ERROR file
@@ -212,11 +214,11 @@ def run(cfg: DictConfig, output_dir: str | Path) -> Path:
         note = f"kept: {kept['rows']} rows of {kept['pieces']} finished pieces in {kept['path'].name}" \
             if "path" in kept else "kept: nothing (no piece had finished)"
         write_error(output_dir, error, job_overrides(), note)
-        # a bad setting of a single run is reported once, by the caller (run.py prints one line);
-        # a failure while computing, or any failure in a sweep, is logged here too
-        level = logging.ERROR if kept.get("checked") or _multirun() else logging.DEBUG
-        log.log(level, "%s failed (%s: %s); %s; see %s", cfg.get("experiment"), type(error).__name__,
-                error, note, output_dir / ERROR)
+        if kept.get("checked"):  # failed while computing: say what was kept, wherever it is shown
+            error.add_note(f"{note}; see {output_dir / ERROR}")
+        # a single run's caller reports the error (run.py prints one line); a sweep's jobs log it
+        log.log(logging.ERROR if _multirun() else logging.DEBUG, "%s failed (%s: %s); %s; see %s",
+                cfg.get("experiment"), type(error).__name__, error, note, output_dir / ERROR)
         raise
     (output_dir / ERROR).unlink(missing_ok=True)
     return path
