@@ -62,10 +62,10 @@ def test_smoke_run_writes_tidy_table(tmp_path):
     path = run(make_cfg(["+experiment=prank_synthetic", *TINY]), tmp_path)
     table = pd.read_parquet(path)
     assert table.columns[: len(COLUMNS)].tolist() == COLUMNS
-    assert set(table.algorithm) == {"PRank", "MCP", "WH"}
+    assert set(table.algorithm) == {"PRank", "MCP", "WH", "Predtron-L2", "Predtron-L1"}
     assert set(table.metric) == {"time_avg_rank_loss"}
     assert sorted(table.step.unique()) == [1, 40, 80, 120]
-    assert len(table) == 3 * 3 * 4
+    assert len(table) == 5 * 3 * 4
     assert table.value.between(0, 4).all()
     assert (table["config.algorithms.WH.eta"] == 0.05).all()
 

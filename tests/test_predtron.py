@@ -391,3 +391,11 @@ def test_l1_ordinal_keeps_the_dual():
     r = pnorm_exponent(3 * 5)
     np.testing.assert_allclose(model.coef_, pnorm_link_inverse(model.dual_coef_[None], r)[0])
     assert not hasattr(PredtronOrdinal().fit(X, y), "dual_coef_")
+
+
+def test_huge_inputs_raise_diverged():
+    from ordrank.algorithms._ordinal import Diverged
+
+    model = PredtronOrdinal().partial_fit([[1e300, 1e300]], [2], classes=[1, 2])
+    with pytest.raises(Diverged, match="PredtronOrdinal.*scores W·x"):
+        model.partial_fit([[1e300, 1e300]], [1])

@@ -323,16 +323,22 @@ def online_final_markdown(table: pd.DataFrame, unit: str = "sequences", decimals
     return "\n".join(lines) + f"\n\nMean ± 1 standard error over the {n} {unit}.\n"
 
 
-def online_comparison_markdown(rows, algorithms=("PRank", "MCP", "WH"), decimals: int = 3) -> str:
+ONLINE_ORDER = ["PRank", "MCP", "WH", "Predtron-L2", "Predtron-L1"]
+
+
+def online_comparison_markdown(rows, algorithms=None, decimals: int = 3) -> str:
     """Markdown: a row per (label, table) of ``rows``, a column per algorithm, at each table's last step.
 
     Cells are "mean ± 1 s.e." over the table's seeds (target users); the lowest mean of a row is bold.
+    ``algorithms`` defaults to those of the first table (ONLINE_ORDER first, then the others sorted).
     Column titles take each algorithm's label (e.g. WH's step size) from the first table.
     """
     rows = list(rows)
     if not rows:
         raise ValueError("no tables to compare")
     first = rows[0][1]
+    if algorithms is None:
+        algorithms = column_order(first["algorithm"].unique(), ONLINE_ORDER)
     header = [algorithm_label(first, a) for a in algorithms]
     lines = ["| data | targets (t = last round) | " + " | ".join(header) + " |",
              "|---|---|" + "---|" * len(algorithms)]

@@ -11,7 +11,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from ordrank.results import summarize  # noqa: E402
 
-STYLE = {"PRank": "tab:red", "WH": "tab:blue", "MCP": "tab:green", "Predtron": "tab:purple"}
+STYLE = {"PRank": "tab:red", "WH": "tab:blue", "MCP": "tab:green", "Predtron": "tab:purple",
+         "Predtron-L2": "tab:purple", "Predtron-L1": "tab:orange"}
+DASHED = {"Predtron-L2", "Predtron-L1"}  # the learners added beside a paper's own, told apart by line
 
 
 def plot_curves(ax, table, metric="time_avg_rank_loss", title=None, unit="seeds"):
@@ -22,7 +24,8 @@ def plot_curves(ax, table, metric="time_avg_rank_loss", title=None, unit="seeds"
     summary = summarize(rows)
     for name, curve in summary.groupby("algorithm", sort=True):
         color = STYLE.get(name)
-        ax.plot(curve.step, curve["mean"], label=name, color=color, lw=1.5)
+        ax.plot(curve.step, curve["mean"], label=name, color=color, lw=1.5,
+                ls="--" if name in DASHED else "-")
         sem = curve["sem"].fillna(0)
         ax.fill_between(curve.step, curve["mean"] - sem, curve["mean"] + sem,
                         color=color, alpha=0.25, lw=0)

@@ -9,6 +9,7 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from ordrank.algorithms._ordinal import TOO_LARGE, check_finite
 from ordrank.algorithms.online._base import OnlineOrdinalRegressor
 from ordrank.algorithms.structured.steps import make_step
 from ordrank.algorithms.structured.surrogate import predtron_round
@@ -55,7 +56,9 @@ class FinitePredtron(OnlineOrdinalRegressor):
 
     def step(self, state, X, y):
         space, loss = self.parts(state["n_ranks"])
-        y_hat, _, grad_t = predtron_round(space, loss, self.decision(state, X), y)
+        scores = self.decision(state, X)
+        check_finite(self, "the scores W·x", scores, X, TOO_LARGE)  # huge inputs: Diverged
+        y_hat, _, grad_t = predtron_round(space, loss, scores, y)
         self._step(state["coef"].shape[1:]).update(state, grad_t[:, :, None] * X[:, None, :])
         return y_hat
 

@@ -32,6 +32,8 @@ class PredtronClassifier(FinitePredtron):
     classes_ : ndarray (n_classes,)
     """
 
+    _ordered_labels = False  # nominal classes: labels are sorted, never taken in a declared order
+
     @staticmethod
     @lru_cache(maxsize=32)
     def parts(n_ranks):
