@@ -2,6 +2,7 @@ r"""PredtronRanker: the Predtron for subset ranking with the NDCG loss (Section 
 Natarajan & Tewari, *Predtron*, NIPS 2015)."""
 from __future__ import annotations
 
+from functools import lru_cache
 from numbers import Integral, Real
 
 import numpy as np
@@ -33,6 +34,12 @@ def power_2(positions):
 
 
 POSITION_FUNCTIONS = {"inverse": inverse, "power_1.1": power_1_1, "power_2": power_2}
+
+
+@lru_cache(maxsize=64)
+def _parts(f, margin, eta, n_features):
+    """The space (its rep tables are computed once per m), the loss and the step."""
+    return Permutations(f), NDCGLoss(), make_step(margin, eta, n_features)
 
 
 class PredtronRanker(BaseEstimator):
@@ -106,7 +113,7 @@ class PredtronRanker(BaseEstimator):
     # --- the parts and the rule, on S copies: X (S, m, p), relevance (S, m), coef (S, p) --------
     def _parts(self, n_features: int):
         f = POSITION_FUNCTIONS[self.f] if isinstance(self.f, str) else self.f
-        return Permutations(f), NDCGLoss(), make_step(self.margin, self.eta, n_features)
+        return _parts(f, self.margin, float(self.eta), n_features)
 
     def init_state(self, n_copies: int, n_features: int) -> dict:
         return self._parts(n_features)[2].init((n_copies, n_features))
