@@ -59,6 +59,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_prank_synthetic.py
 	$(BIN)/python benchmarks/bench_eachmovie.py
 	$(BIN)/python benchmarks/bench_svor.py
+	$(BIN)/python benchmarks/bench_predtron.py
+	$(BIN)/python benchmarks/bench_predtron_update.py
 
 clean:
 	rm -rf outputs multirun build/quick .pytest_cache .hypothesis
