@@ -107,17 +107,21 @@ class OrdinalEstimator(ClassifierMixin, BaseEstimator):
         return X, self._set_classes(y, declared)
 
     def _validate(self, X, y="no_validation", reset=True):
-        """scikit-learn's ``validate_data`` (float64, finite; ``y`` as it takes it), with a short
-        message for NaN/inf."""
+        """scikit-learn's ``validate_data`` (float64, finite; ``y`` as it takes it), with short
+        messages for NaN/inf (where they are) and for a 1-D ``X`` (its shape, not its values)."""
         try:
             if isinstance(y, str) and y == "no_validation":
                 return validate_data(self, X, reset=reset, dtype=np.float64)
             return validate_data(self, X, y, reset=reset, dtype=np.float64)
         except ValueError as error:
-            text = str(error)
+            text, owner = str(error), type(self).__name__
+            if text.startswith("Expected 2D array, got 1D array"):  # not the whole array, as sklearn's
+                raise ValueError(f"{owner}: X must be 2-D (n_samples, n_features), got shape "
+                                 f"{np.shape(X)}. Reshape your data: X.reshape(-1, 1) for a single "
+                                 "feature or X.reshape(1, -1) for a single sample") from None
             if not text.startswith(("Input X contains", "Input y contains")):
                 raise
-            raise ValueError(_non_finite_message(type(self).__name__, text, X, y)) from None
+            raise ValueError(_non_finite_message(owner, text, X, y)) from None
 
     def _set_classes(self, y, classes=None) -> np.ndarray:
         """Set ``classes_`` (the labels in rank order; ``classes`` an explicit order) and return
