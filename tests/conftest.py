@@ -9,6 +9,15 @@ REPO = Path(__file__).resolve().parents[1]
 # the data sets the data-dependent tests read (names of ordrank.datasets.fetch)
 SHARED_DATA = ["movielens-100k", "orca", "chu"]
 
+# scikit-learn's check_classifiers_classes fits every classifier on unordered string labels ("one",
+# "two", "three"); ordinal learners refuse labels whose order is not declared (numbers, an ordered
+# Categorical or `classes`), since sorting them alphabetically would rank them silently. Numeric labels
+# and declared orders are tested in test_ordered.py and test_bad_inputs.py.
+UNORDERED_STRING_LABELS = {
+    "check_classifiers_classes": "fits unordered string labels; an ordinal learner refuses labels "
+    "without a declared rank order (numbers, an ordered Categorical or classes=...)",
+}
+
 settings.register_profile("ordrank", max_examples=60, deadline=None)
 settings.load_profile("ordrank")
 
