@@ -261,6 +261,13 @@ CASES = [
          r"^MovieLens-100K u\.data not found: expected it at <tmp>/nowhere/movielens-100k/u\.data or .*"
          r"python -m ordrank\.data fetch movielens-100k --data-dir <tmp>/nowhere",
          lambda tmp: app_run("dataset=movielens_100k", f"data_dir={tmp}/nowhere")(tmp)),
+    Case("orca-missing-data-dir", "`+experiment=svor_benchmark dataset.name=housing data_dir=<tmp>/nowhere`",
+         FileNotFoundError,
+         r"^ORCA archive of housing \(10 bins\) not found: expected it at "
+         r"<tmp>/nowhere/orca-discretized-regression/10bins/housing10\.tar\.xz\..*"
+         r"python -m ordrank\.data fetch orca",
+         lambda tmp: app_run("dataset.name=housing", "protocol.splits=1", "only=SVORIM",
+                             f"data_dir={tmp}/nowhere", base=["+experiment=svor_benchmark"])(tmp)),
     # --- names that do not exist ---------------------------------------------------------------------
     Case("unknown-dataset", "`dataset=movielens_2m`", MissingConfigException,
          r"^In 'config': Could not find 'dataset/movielens_2m' Available options in 'dataset': .*movielens_100k",

@@ -43,10 +43,12 @@ ONE_BASED = {"bank1", "computer1", "census1"}
 """ORCA archives whose partitions are numbered 1..20 (the others: 0..19)."""
 REDRAW_KEYS = ("train_size", "n_splits", "seed")
 
-ORCA_SOURCE = ("The ORCA review data sets are in datasets-orreview.zip (discretized-regression part) at "
+ORCA_SOURCE = ("Get it with `python -m ordrank.data fetch orca` (downloads, verifies and packs it). "
+               "The ORCA review data sets are in datasets-orreview.zip (discretized-regression part) at "
                "http://www.uco.es/grupos/ayrna/orreview; pack each <B>bins/<archive>/matlab/ folder into "
                "<B>bins/<archive>.tar.xz, keeping that path for the members")
-CHU_SOURCE = "Wei Chu's partitions are at http://www.gatsby.ucl.ac.uk/~chuwei/ordinalregression.html"
+CHU_SOURCE = ("Get them with `python -m ordrank.data fetch chu`. "
+              "Wei Chu's partitions are at http://www.gatsby.ucl.ac.uk/~chuwei/ordinalregression.html")
 
 
 @dataclass
