@@ -131,6 +131,9 @@ def cli() -> int:
         main()
         if FAILED:
             raise FAILED[0]
+    except BrokenPipeError:  # stdout's reader stopped early (`python run.py --help | head`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit's flush
+        return 0
     except BAD_INPUT as error:
         if debug():
             raise

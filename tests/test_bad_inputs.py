@@ -378,6 +378,13 @@ def test_help_describes_experiments_groups_sweeps_and_launchers():
     assert max(map(len, text.splitlines())) <= 125
 
 
+def test_help_piped_into_a_reader_that_stops_early_is_not_an_error():
+    """`python run.py --help | head` closes the pipe early: no 'error: [Errno 32] Broken pipe'."""
+    head = subprocess.run(f"{sys.executable} run.py --help | head -1", shell=True, cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert head.stdout.startswith("ordrank:") and head.stderr == ""
+
+
 def test_results_dir_without_write_permission(tmp_path, monkeypatch):
     """The branch a non-root user meets (root may write anywhere, so os.access is stubbed)."""
     monkeypatch.setattr(ordrank.app.os, "access", lambda path, mode: False)
