@@ -9,6 +9,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ordrank.algorithms import MulticlassPerceptron, PRank, WidrowHoff
+from ordrank.algorithms.structured import PredtronClassifier, PredtronOrdinal
 from ordrank.features import PolynomialKernelMap
 from ordrank.datasets.synthetic import CrammerSinger
 from ordrank.protocols.engine import run_sequences
@@ -113,7 +114,9 @@ def test_prank_mistake_bound(seed, k, d):
     assert losses.sum() <= (k - 1) * (R2 + 1) / gamma**2
 
 
-@pytest.mark.parametrize("learner", [PRank(), MulticlassPerceptron(), WidrowHoff(eta=0.05)])
+@pytest.mark.parametrize("learner", [
+    PRank(), MulticlassPerceptron(), WidrowHoff(eta=0.05), PredtronOrdinal(),
+    PredtronOrdinal(margin="l1", eta=0.1), PredtronClassifier(), PredtronClassifier(margin="l1")])
 def test_vectorized_protocol_matches_partial_fit(learner):
     """S sequences at once give, round for round, the losses of S estimators fed one row at a time."""
     data = CrammerSinger()
@@ -121,6 +124,7 @@ def test_vectorized_protocol_matches_partial_fit(learner):
     X, y = data.sequences(rngs, 300)
     X = PolynomialKernelMap().fit_transform(X.reshape(-1, 2)).reshape(4, 300, -1)
     losses = run_sequences(learner, X, y, data.n_ranks)
+    assert losses.sum() > 0
     for s in range(4):
         model = type(learner)(**learner.get_params())
         classes = np.arange(1, data.n_ranks + 1)

@@ -15,8 +15,6 @@ from ordrank.algorithms.structured.spaces import FiniteSpace, Permutations
 from ordrank.algorithms.structured.steps import (pnorm_exponent, pnorm_link, pnorm_link_inverse,
                                                   PNormStep)
 from ordrank.algorithms.structured.surrogate import predtron_round, surrogate
-from ordrank.datasets.synthetic import CrammerSinger
-from ordrank.features import PolynomialKernelMap
 from ordrank.metrics import ndcg, ndcg_loss
 from ordrank.protocols.engine import run_sequences
 from conftest import UNORDERED_STRING_LABELS
@@ -366,26 +364,6 @@ def test_ordinal_predtron_respects_theorem_1(seed, k, d):
     learner = PredtronOrdinal(eta=1 / (4 * R2))
     losses = run_sequences(learner, np.tile(X, (30, 1))[None], np.tile(y, 30)[None], k)
     assert losses.sum() <= 4 * R2 * (k - 1) ** 2 / gamma**2
-
-
-@pytest.mark.parametrize("learner", [PredtronOrdinal(), PredtronOrdinal(margin="l1", eta=0.1),
-                                     PredtronClassifier(), PredtronClassifier(margin="l1")])
-def test_vectorized_protocol_matches_partial_fit(learner):
-    """S sequences at once give, round for round, the losses of S estimators fed one by one."""
-    data = CrammerSinger()
-    X, y = data.sequences([np.random.default_rng(i) for i in range(4)], 300)
-    X = PolynomialKernelMap().fit_transform(X.reshape(-1, 2)).reshape(4, 300, -1)
-    losses = run_sequences(learner, X, y, data.n_ranks)
-    assert losses.sum() > 0
-    for s in range(4):
-        model = type(learner)(**learner.get_params())
-        classes = np.arange(1, data.n_ranks + 1)
-        sequential = []
-        for t in range(300):
-            if t:
-                sequential.append(abs(model.predict(X[s, t : t + 1])[0] - y[s, t]))
-            model.partial_fit(X[s, t : t + 1], y[s, t : t + 1], classes=classes)
-        np.testing.assert_array_equal(losses[s, 1:], sequential)
 
 
 def test_l1_ordinal_keeps_the_dual():
