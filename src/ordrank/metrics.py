@@ -41,6 +41,13 @@ def dcg_discounts(m: int) -> np.ndarray:
     return 1.0 / np.log2(np.arange(2, m + 2))
 
 
+def gains_and_ideal_dcg(relevance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Gains 2^y − 1 (n, m) and the ideal DCG Z(y) (n,): gains sorted decreasingly, discounted."""
+    gains = np.exp2(relevance) - 1.0
+    ideal = np.sum(-np.sort(-gains, axis=1) * dcg_discounts(gains.shape[1]), axis=1)
+    return gains, ideal
+
+
 def ndcg(positions, relevance) -> np.ndarray:
     r"""NDCG of rankings: one value per row (n,).
 
@@ -53,13 +60,11 @@ def ndcg(positions, relevance) -> np.ndarray:
     every ranking of it is ideal.
     """
     positions, relevance = _check_ranking(positions, relevance)
-    gains = np.exp2(relevance) - 1.0
-    discounts = dcg_discounts(positions.shape[1])
+    gains, ideal = gains_and_ideal_dcg(relevance)
     by_position = np.empty_like(gains)
     np.put_along_axis(by_position, positions - 1, gains, axis=1)  # gain of the document at j
-    # the same summation order for both: an ideal ranking gets NDCG = 1 exactly, not 1 − 1e-16
-    dcg = np.sum(by_position * discounts, axis=1)
-    ideal = np.sum(-np.sort(-gains, axis=1) * discounts, axis=1)
+    # the same summation order as the ideal DCG: an ideal ranking gets NDCG = 1 exactly
+    dcg = np.sum(by_position * dcg_discounts(positions.shape[1]), axis=1)
     return np.where(ideal > 0, dcg / np.where(ideal > 0, ideal, 1.0), 1.0)
 
 

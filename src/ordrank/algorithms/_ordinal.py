@@ -174,10 +174,9 @@ def _non_finite_message(owner: str, text: str, X, y) -> str:
     """``owner: X has NaN at row i, column j (n entries) ...`` or ``owner: y has NaN at row i ...``
     (scikit-learn's first line when the values cannot be located)."""
     if text.startswith("Input y"):
-        values, advice = _floats(y), "every example needs a label; drop the unlabelled rows"
+        what, values, advice = "y", _floats(y), "every example needs a label; drop the unlabelled rows"
     else:
-        values, advice = _floats(X), "the learners need finite features; drop or impute them"
-    what = "y" if text.startswith("Input y") else "X"
+        what, values, advice = "X", _floats(X), "the learners need finite features; drop or impute them"
     if values is None or not (~np.isfinite(values)).any():
         return f"{owner}: {text.splitlines()[0]} ({what} must be finite)"
     bad = ~np.isfinite(values)

@@ -72,8 +72,8 @@ class WidrowHoff(OnlineOrdinalRegressor):
     def rank(self, state, X):
         with np.errstate(over="ignore", invalid="ignore"):
             fx = self.decision(state, X)
-        if np.isnan(fx).any():
-            rows = np.flatnonzero(np.isnan(fx).reshape(-1))
+        rows = np.flatnonzero(np.isnan(fx).reshape(-1))
+        if rows.size:
             raise ValueError(f"{self!r}: w·x is NaN (it overflowed) for row(s) {rows[:5].tolist()}: "
                              "the inputs are too large for the weights; scale them")
         return _round_to_rank(fx, state["n_ranks"])

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ordrank.metrics import dcg_discounts, ndcg_loss
+from ordrank.metrics import dcg_discounts, gains_and_ideal_dcg, ndcg_loss
 
 
 class MatrixLoss:
@@ -75,8 +75,6 @@ class NDCGLoss:
     def position_gains(self, relevance) -> np.ndarray:
         """G of shape (n, m, m): G[q, i, j−1] = g_i / (Z(y) log2(1 + j)), 0 for an all-zero row."""
         relevance = np.atleast_2d(np.asarray(relevance, dtype=np.float64))
-        gains = np.exp2(relevance) - 1.0
-        discounts = dcg_discounts(relevance.shape[1])
-        ideal = np.sum(-np.sort(-gains, axis=1) * discounts, axis=1)
+        gains, ideal = gains_and_ideal_dcg(relevance)
         scale = np.where(ideal > 0, 1.0 / np.where(ideal > 0, ideal, 1.0), 0.0)
-        return (gains * scale[:, None])[:, :, None] * discounts[None, None, :]
+        return (gains * scale[:, None])[:, :, None] * dcg_discounts(relevance.shape[1])[None, None, :]

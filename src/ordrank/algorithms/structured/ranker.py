@@ -173,17 +173,23 @@ class PredtronRanker(BaseEstimator):
         X = self._check_X(X, reset=first)
         relevance = self._check_relevance(relevance, X)
         if first:
-            self.n_features_in_ = X.shape[2]
-            for key, value in self.init_state(1, X.shape[2]).items():
-                setattr(self, key + "_", value[0])
-            self.n_mistakes_ = 0
+            self._start(X.shape[2])
+        self._online_pass(X, relevance)
+        return self
+
+    def _start(self, n_features: int) -> None:
+        """The zero model (w = 0, and its dual for the l1 margin), no mistakes yet."""
+        self.n_features_in_ = n_features
+        for key, value in self.init_state(1, n_features).items():
+            setattr(self, key + "_", value[0])
+        self.n_mistakes_ = 0
+
+    def _online_pass(self, X, relevance) -> None:
+        """One pass over validated queries, counting the mistakes in ``n_mistakes_``."""
         state = self._state()
-        mistakes = 0
         for q in range(len(X)):
             _, losses = self.step(state, X[q : q + 1], relevance[q : q + 1])
-            mistakes += int(losses[0] > 0)
-        self.n_mistakes_ += mistakes
-        return self
+            self.n_mistakes_ += int(losses[0] > 0)
 
     def fit(self, X, relevance):
         """From w = 0, ``n_epochs`` online passes (fewer with ``stop_when_separated``)."""
@@ -193,10 +199,11 @@ class PredtronRanker(BaseEstimator):
         for key in ("coef_", "dual_coef_", "n_mistakes_", "n_epochs_", "n_features_in_"):
             self.__dict__.pop(key, None)
         rng = check_random_state(self.random_state)
+        self._start(X.shape[2])
         for epoch in range(self.n_epochs):
-            before = getattr(self, "n_mistakes_", 0)
+            before = self.n_mistakes_
             order = rng.permutation(len(X)) if self.shuffle else np.arange(len(X))
-            self.partial_fit(X[order], relevance[order])
+            self._online_pass(X[order], relevance[order])
             self.n_epochs_ = epoch + 1
             if self.stop_when_separated and self.n_mistakes_ == before:
                 break
