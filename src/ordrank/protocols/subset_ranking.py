@@ -166,11 +166,12 @@ class SubsetRankingProtocol:
                     yield table
 
     def _run_chunk(self, dataset, learner, seed, m, p, chunk, bar) -> pd.DataFrame:
-        tasks, pools = [], []
+        tasks, test_rngs, pools = [], [], []
         for r in chunk:
-            task_rng, _, train_rng = self.streams(seed, r, m, p)
+            task_rng, test_rng, train_rng = self.streams(seed, r, m, p)
             task = dataset.task(task_rng, m, p)
             tasks.append(task)
+            test_rngs.append(test_rng)
             pools.append(task.sample(train_rng, max(self.n_train)))
         X = np.stack([pool[0] for pool in pools])
         y = np.stack([pool[1] for pool in pools])
@@ -189,7 +190,7 @@ class SubsetRankingProtocol:
         for k, (o, n) in enumerate(zip(owner, sizes)):
             r = chunk[o]
             if k == 0 or owner[k - 1] != o:  # a new repetition: draw its test set
-                X_test, y_test = tasks[o].sample(self.streams(seed, r, m, p)[1], self.n_test)
+                X_test, y_test = tasks[o].sample(test_rngs[o], self.n_test)
             values = {"test_ndcg_loss": scorers[k](X_test, y_test),
                       "train_ndcg_loss": scorers[k](X[o, :n], y[o, :n]),
                       "passes": float(passes[k])}
