@@ -275,7 +275,8 @@ def test_working_set_reaches_the_exact_optimum(constraints, noise):
     X, y = ranked_data(7, 250, noise)
     svor.clear_cache()
     exact = SVOR(constraints, gamma=0.2, C=2.0, tol=1e-6).fit(X, y)
-    ws = SVOR(constraints, gamma=0.2, C=2.0, tol=1e-6, working_set=True).fit(X, y)
+    with small_first_pass():
+        ws = SVOR(constraints, gamma=0.2, C=2.0, tol=1e-6, working_set=True).fit(X, y)
     assert exact.n_rounds_ == 0 and exact.working_set_size_ == len(X)
     assert ws.n_rounds_ >= 1 and ws.working_set_size_ < len(X)
     assert ws.objective_ == pytest.approx(exact.objective_, rel=1e-6)
@@ -289,30 +290,76 @@ def test_working_set_reaches_the_exact_optimum(constraints, noise):
     assert 0.5 * beta @ f + 2.0 * hinge == pytest.approx(-exact.objective_, rel=1e-5)
 
 
-def test_working_set_kkt_verified_on_all_variables():
-    """Fixing variables at wrong values is detected: with WS_MAX_ROUNDS = 1 a noisy problem that
-    needs several rounds falls back to the full solve, with the same result."""
+def test_implicit_working_set_with_its_default_sizes():
+    """At the module's own WS_SAMPLE, WS_FIRST and WS_PAIRS (n = 700: the first pass on every
+    second example), the same optimum as the full solve, on a kernel block far smaller than n."""
+    X, y = ranked_data(12, 700, 0.5, k=10, d=8)
+    svor.clear_cache()
+    exact = SVOR(gamma=0.1, tol=1e-4).fit(X, y)
+    ws = SVOR(gamma=0.1, tol=1e-4, working_set=True).fit(X, y)
+    assert ws.n_rounds_ >= 2 and ws.working_set_size_ < len(X) / 2
+    assert ws.objective_ == pytest.approx(exact.objective_, rel=1e-5)
+    np.testing.assert_allclose(ws.thresholds_, exact.thresholds_, atol=1e-3)
+    assert np.mean(ws.predict(X) == exact.predict(X)) >= 0.995
+
+
+def small_first_pass():
+    """The implicit working-set solve's first pass on 50 examples (not all of a small sample)
+    and a first working set of 100 variables, so that these small problems need rounds."""
+    return mock.patch.multiple(svor, WS_SAMPLE=50, WS_FIRST=100)
+
+
+@pytest.mark.parametrize("constraints", ["implicit", "explicit"])
+def test_working_set_kkt_verified_on_all_variables(constraints):
+    """Fixing variables at wrong values is detected: allowed one round, a noisy problem that needs
+    several falls back to the full solve, with the same result."""
     X, y = ranked_data(8, 200, 1.0)
     svor.clear_cache()
-    with mock.patch.object(svor, "WS_MAX_ROUNDS", 1):
-        fallback = SVOR(gamma=0.2, tol=1e-6, working_set=True).fit(X, y)
-    exact = SVOR(gamma=0.2, tol=1e-6).fit(X, y)
+    with small_first_pass(), mock.patch.multiple(svor, WS_MAX_ROUNDS=1, WS_ROUNDS_PER_N=1 / 200):
+        fallback = SVOR(constraints, gamma=0.2, tol=1e-6, working_set=True).fit(X, y)
+    exact = SVOR(constraints, gamma=0.2, tol=1e-6).fit(X, y)
     assert fallback.n_rounds_ == 0  # gave up on the working set
     np.testing.assert_array_equal(fallback.thresholds_, exact.thresholds_)
-    several = SVOR(gamma=0.2, tol=1e-6, working_set=True).fit(X, y)
+    with small_first_pass():
+        several = SVOR(constraints, gamma=0.2, tol=1e-6, working_set=True).fit(X, y)
     assert several.n_rounds_ > 1
+
+
+def test_implicit_working_set_checks_the_threshold_bounds():
+    """threshold_bounds: lower ≤ upper at the optimum (to the solver's accuracy); a variable moved off its
+    optimal bound opens its threshold's gap, and most_violating picks it."""
+    X, y = ranked_data(11, 120, 0.5)
+    svor.clear_cache()
+    model = SVOR(gamma=0.2, C=1.0, tol=1e-7).fit(X, y)
+    maps = svor.Maps(model.to_ranks(y), len(model.classes_), "implicit")
+    g = np.clip(next(iter(svor._cache.values())).g.value, 0, 1.0)
+    f = model.decision_function(X)
+    bounds = svor.threshold_bounds(f, maps, g, 1.0)
+    assert np.max(bounds[3] - bounds[4]) < 1e-4
+    assert not svor.most_violating(maps, *bounds, 1e-4, 10).any()
+    # a variable at 0 whose example lies far on its right side: claim it is at C instead
+    margin = maps.s * (f[maps.i] - model.thresholds_[maps.j - 1])
+    wrong = np.flatnonzero((g < 1e-3) & (margin > 2))[0]
+    g[wrong] = 1.0
+    bounds = svor.threshold_bounds(f, maps, g, 1.0)
+    assert (bounds[3] - bounds[4])[maps.j[wrong] - 1] > 1
+    assert svor.most_violating(maps, *bounds, 1e-4, 10)[wrong]
 
 
 def test_working_set_auto_by_size_and_share():
     X, y = ranked_data(9, 60, 0.2)
-    with mock.patch.object(svor, "WS_MIN_N", 61):
-        assert SVOR(working_set="auto").fit(X, y).n_rounds_ == 0
+    for constraints in ("implicit", "explicit"):
+        with mock.patch.object(svor, "WS_MIN_N", 61):
+            assert SVOR(constraints, working_set="auto").fit(X, y).n_rounds_ == 0
+    with small_first_pass(), mock.patch.object(svor, "WS_MIN_N", 60):
+        assert SVOR(working_set="auto").fit(X, y).n_rounds_ >= 1
+    # explicit: the full solve when the first guess's block is too large
     with mock.patch.object(svor, "WS_MIN_N", 60):
         with mock.patch.object(svor, "WS_MAX_SHARE", 1.0):
-            assert SVOR(working_set="auto").fit(X, y).n_rounds_ >= 1
+            assert SVOR("explicit", working_set="auto").fit(X, y).n_rounds_ >= 1
         with mock.patch.object(svor, "WS_MAX_SHARE", 0.0):
-            assert SVOR(working_set="auto").fit(X, y).n_rounds_ == 0  # a large guess: full solve
-            assert SVOR(working_set=True).fit(X, y).n_rounds_ >= 1  # True: always restricted
+            assert SVOR("explicit", working_set="auto").fit(X, y).n_rounds_ == 0
+            assert SVOR("explicit", working_set=True).fit(X, y).n_rounds_ >= 1
     with pytest.raises(ValueError, match="working_set"):
         SVOR(working_set="sometimes").fit(X, y)
 

@@ -54,27 +54,48 @@ Working set (``working_set=True``, or ``"auto"`` from ``WS_MIN_N`` rows). Every 
 iteration factors the dense kernel block of the examples that have a variable in the problem, so
 the solve is done on restricted problems: a variable set V is optimized with all others fixed at
 their values in a feasible g, which puts only the examples E with a variable in V into the kernel
-block (:math:`K_{EE}`); the fixed part of β enters linearly. (1) A loose first pass (tolerances
-``WS_LOOSE``) on the variables at most ``WS_OFFSET`` thresholds from the example's own (the others
-at 0, feasible) gives f and b. (2) Guess: a variable farther than ``WS_DELTA`` from its margin
-:math:`s_{ij}(f_i - b_j) = 1` is fixed at C (inside the margin) or 0, the rest and the not clearly
-bound ones form V, enlarged (nearest margin first) until every threshold's equality can balance
-the fixed part. (3) Solve the restricted problem at the full tolerance, recompute f on all n
-examples and b from the KKT conditions, and check every fixed variable: at 0 it needs a margin
-:math:`\ge 1 - tol`, at C :math:`\le 1 + tol`. If none violates, the KKT conditions of the full
-problem hold and g is its optimum (to the tolerance); else V becomes the violators, the free
-variables and those within ``WS_DELTA`` of their margin, from the current (feasible) g, and (3)
-repeats; after ``WS_MAX_ROUNDS`` the full problem is solved instead. On the benchmark's data with
-well-separated ranks the final V holds about a quarter to a half of the examples; with much
-overlapping ranks most variables sit near their margins, several rounds are needed and the full
-solve is faster: "auto" turns to it when the guess puts more than ``WS_MAX_SHARE`` of the
-examples in the first block (about 0.85 of them there, 0.45–0.65 with well-separated ranks).
-Solving a half or a third of the examples first (C scaled up) gave worse guesses and more rounds.
-Measured (benchmarks/bench_svor.py, 8 features, 10 ranks): 1.10 → 0.69 s at n = 1000 and 4.1 →
-2.8 s at n = 2000 with well-separated ranks; with overlapping ones "auto" pays the first pass on
-top of the full solve (0.94 → 1.32 s, 3.4 → 5.0 s), and ``working_set=True`` is 1.5–3× slower.
-Each restricted problem is compiled afresh (C is a constant there); the cache keeps the Gram
-matrix.
+block (:math:`K_{EE}`); the fixed part of β enters linearly. At the optimum few variables are free
+(on the benchmark's data 1.4–2.7 % of them, on 170–340 examples at n = 1000 and 2000), so the
+restricted problems can be small.
+
+- Implicit constraints (SVORIM; chunking with SMO's maximal violating pairs). (1) First pass:
+  SVORIM on ``WS_SAMPLE`` examples (every rank in proportion), C scaled by n / ``WS_SAMPLE``,
+  gives f on all examples and b (the equalities' multipliers). (2) Guess: every variable at C if
+  its margin :math:`s_{ij}(f_i - b_j)` is below 1, else at 0; the ``WS_FIRST`` variables nearest
+  their margin form V, enlarged (nearest first) until every threshold's equality can balance the
+  fixed part. (3) Solve the restricted problem at the full tolerance and recompute f on all n
+  examples. Without ordering constraints the thresholds decouple: with
+  :math:`e_{ij} = f_i - s_{ij}`, each variable bounds :math:`b_j` from below (:math:`g = 0,
+  s = -1`; :math:`g = C, s = +1`; free) or from above (the other two; free), and g is the full
+  problem's optimum iff no threshold's largest lower bound exceeds its smallest upper bound by
+  more than 2·tol (the SMO criterion, the tolerance of skordinal's ``tol``). Else V becomes the
+  free variables and, per threshold and side, the ``WS_PAIRS`` most violating ones, and (3)
+  repeats; after ``WS_ROUNDS_PER_N``·n rounds the full problem is solved instead. The rounds are
+  small and many: 18–33 at n = 1000 (largest block 190–290 examples), 28–75 at n = 2000
+  (270–410), 84–226 at n = 5000 (1000–1200); each costs about 10 ms of cvxpy compilation and
+  Clarabel setup (QDLDL, the faster factorization at these sizes) plus ~8 interior-point
+  iterations. Tried and slower: more pairs or a larger first working set per round (fewer but
+  dearer rounds), a larger sample, averaging chunk solutions over all examples as the first
+  pass, loose early rounds (did not converge), a low-rank first pass (this kernel's spectrum
+  does not decay). The bound guess is the weak point: f of the guessed g is far from the
+  sample's f (mean error 11 against f's mean size 2.6 at n = 1000), so the early rounds repair it.
+- Explicit constraints (SVOREX; the ordering multipliers ν couple the thresholds). (1) A loose
+  first pass (tolerances ``WS_LOOSE``) on the variables at most ``WS_OFFSET`` thresholds from the
+  example's own (the others at 0, feasible) gives f and b. (2) Guess: a variable farther than
+  ``WS_DELTA`` from its margin is fixed at C (inside the margin) or 0, the rest and the not
+  clearly bound ones form V, balanced as above. (3) Solve the restricted problem, recompute f and
+  b from the KKT conditions, and check every fixed variable: at 0 it needs a margin
+  :math:`\ge 1 - tol`, at C :math:`\le 1 + tol`. If none violates, g is the optimum; else V
+  becomes the violators, the free variables and those within ``WS_DELTA`` of their margin, and
+  (3) repeats, at most ``WS_MAX_ROUNDS`` times before the full solve. With much overlapping
+  ranks this takes many rounds: "auto" solves the full problem when the guess puts more than
+  ``WS_MAX_SHARE`` of the examples in the first block.
+
+Measured (benchmarks/bench_svor.py, 8 features, 10 ranks, implicit, tol = 1e-3; well-separated /
+overlapping ranks): the full solve 0.95 / 0.86 s at n = 1000, 3.5 / 3.2 s at n = 2000, 34 / 27 s
+at n = 5000; the working set 0.40 / 0.71 s, 0.75 / 1.90 s and 5.0 / 11.7 s, with the full solve's
+objective to 7e-6 and thresholds to 1.4e-3. Each restricted problem is compiled afresh (C is a
+constant there); the cache keeps the Gram matrix.
 """
 from __future__ import annotations
 
@@ -106,8 +127,12 @@ WS_MIN_N = 1000      # working_set="auto" from this many training rows
 WS_OFFSET = 2        # the first pass keeps the thresholds at most this far from an example's own
 WS_LOOSE = 0.1       # the first pass's tolerances
 WS_DELTA = 0.05      # a variable this close to its margin stays in the working set
-WS_MAX_ROUNDS = 20   # restricted problems before giving up for the exact solve
+WS_MAX_ROUNDS = 20   # explicit: restricted problems before giving up for the exact solve
 WS_MAX_SHARE = 0.75  # "auto": the full solve if the guess puts more of the examples in the block
+WS_SAMPLE = 300      # implicit: the first pass's examples
+WS_FIRST = 100       # implicit: the first working set's variables (nearest their margin)
+WS_PAIRS = 5         # implicit: per threshold and side, the most violating variables added
+WS_ROUNDS_PER_N = 0.2  # implicit: rounds before giving up, per example (needed: 0.02–0.05)
 FAER = tuple(int(v) for v in clarabel.__version__.split(".")[:2]) >= (0, 10)
 _cache: OrderedDict = OrderedDict()
 _cache_lock = threading.Lock()
@@ -287,7 +312,8 @@ def restricted_solve(gram: Gram, g, V, C, solver, opts):
     feasible ``g``: only the examples E with a variable in V enter the quadratic block
     :math:`K_{EE}`, the fixed part of β enters linearly
     (:math:`\beta_E^\top K_{E,\cdot}\beta_{fixed}`) and in the equality constraints.
-    Returns (g with V updated, ν, |E|, problem)."""
+    Returns (g with V updated, ν, b, |E|, problem): b, the equalities' multipliers, are the
+    restricted problem's thresholds."""
     maps, K = gram.maps, gram.K_qp
     n, k, fixed, work = len(K), maps.k, ~V, np.flatnonzero(V)
     E = np.zeros(n, bool)
@@ -305,13 +331,16 @@ def restricted_solve(gram: Gram, g, V, C, solver, opts):
         D = sp.diags([np.ones(k - 2), -np.ones(k - 2)], [-1, 0], shape=(k - 1, k - 2))
         sums = sums - D @ nu
     quad = cp.quad_form(beta, cp.psd_wrap(dense_csc(K[np.ix_(rows, rows)])))
+    balance = sums == 0
     problem = cp.Problem(cp.Minimize(0.5 * quad + linear @ beta - cp.sum(gw)),
-                         [beta == S @ gw + fixed_beta[rows], sums == 0, gw >= 0, gw <= C])
+                         [beta == S @ gw + fixed_beta[rows], balance, gw >= 0, gw <= C])
     problem.solve(solver=solver, **opts)
+    b = None
     if problem.status in ACCEPTED and gw.value is not None:
         g = g.copy()
         g[work] = np.clip(gw.value, 0.0, C)
-    return g, None if nu is None else nu.value, len(rows), problem
+        b = -balance.dual_value
+    return g, None if nu is None else nu.value, b, len(rows), problem
 
 
 def make_feasible(maps: Maps, g, V, margin, C):
@@ -347,7 +376,7 @@ def working_set_solve(gram: Gram, C, tol, solver, max_iter, max_share=1.0):
              if solver == "CLARABEL" else {"eps_abs": WS_LOOSE, "eps_rel": WS_LOOSE})
     g = np.zeros(len(maps.i))
     V = maps.offset <= WS_OFFSET  # first pass: loose, far thresholds fixed at 0 (feasible)
-    g, nu, _, problem = restricted_solve(gram, g, V, C, solver, loose)
+    g, nu, _, _, problem = restricted_solve(gram, g, V, C, solver, loose)
     if problem.status not in ACCEPTED:
         return None
     margin, _, _ = margins(K @ np.bincount(maps.i, maps.s * g, minlength=len(K)), maps, g, C,
@@ -362,7 +391,7 @@ def working_set_solve(gram: Gram, C, tol, solver, max_iter, max_share=1.0):
     for rounds in range(1, WS_MAX_ROUNDS + 1):
         if not V.any():
             return None
-        g, nu, size, problem = restricted_solve(gram, g, V, C, solver, exact)
+        g, nu, _, size, problem = restricted_solve(gram, g, V, C, solver, exact)
         if problem.status not in ACCEPTED:
             return None
         worst = problem.status if problem.status != "optimal" else worst
@@ -374,6 +403,81 @@ def working_set_solve(gram: Gram, C, tol, solver, max_iter, max_share=1.0):
         if not violated.any():  # KKT holds on every fixed variable: the full problem's optimum
             return g, nu, worst, iterations, rounds, largest
         V = violated | free | (np.abs(margin - 1) < WS_DELTA)
+    return None
+
+
+
+def threshold_bounds(f, maps: Maps, g, C):
+    r"""SVORIM's optimality check at a feasible g (no ν, so the thresholds decouple). With
+    :math:`e_{ij} = f_i - s_{ij}`, the variables at a bound or free put :math:`b_j \ge e_{ij}`
+    ("lower": :math:`g = 0, s = -1`; :math:`g = C, s = +1`; free) or :math:`b_j \le e_{ij}`
+    ("upper": the other two; free): g is optimal iff for every j the largest lower bound is at most
+    the smallest upper bound. Returns (e, lower, upper, those two bounds per threshold)."""
+    e = f[maps.i] - maps.s
+    at0, atC = g <= 1e-3 * C, g >= (1 - 1e-3) * C
+    free = ~(at0 | atC)
+    lower = (at0 & (maps.s < 0)) | (atC & (maps.s > 0)) | free
+    upper = (at0 & (maps.s > 0)) | (atC & (maps.s < 0)) | free
+    lo, up = np.full(maps.k - 1, -np.inf), np.full(maps.k - 1, np.inf)
+    np.maximum.at(lo, maps.j[lower] - 1, e[lower])
+    np.minimum.at(up, maps.j[upper] - 1, e[upper])
+    return e, lower, upper, lo, up
+
+
+def most_violating(maps: Maps, e, lower, upper, lo, up, tol, per_side):
+    """For each threshold whose bounds cross by more than 2·tol, the ``per_side`` lower-set
+    variables with the largest e and the upper-set ones with the smallest e among those that
+    violate (the maximal violating pairs of SMO's working-set selection)."""
+    chosen, jj = np.zeros(len(e), bool), maps.j - 1
+    for j in np.flatnonzero(lo - up > 2 * tol):
+        low = np.flatnonzero(lower & (jj == j) & (e > up[j] + tol))
+        high = np.flatnonzero(upper & (jj == j) & (e < lo[j] - tol))
+        chosen[low[np.argsort(-e[low], kind="stable")[:per_side]]] = True
+        chosen[high[np.argsort(e[high], kind="stable")[:per_side]]] = True
+    return chosen
+
+
+def working_set_implicit(gram: Gram, C, tol, solver, max_iter):
+    """SVORIM's exact dual optimum by a sequence of small restricted problems (see the module
+    docstring), or None where it does not get there in ``WS_ROUNDS_PER_N``·n rounds (the caller
+    then solves exactly).
+
+    Returns ``(g, nu, status, iterations, rounds, largest |E|)``."""
+    maps, K = gram.maps, gram.K_qp
+    n, m = len(K), len(maps.i)
+    exact, iterations, largest, worst = solver_options(solver, tol, max_iter), 0, 0, "optimal"
+    exact.pop("warm_start")
+    exact["ignore_dpp"] = True  # no parameters here: skip building the parameter map
+    if solver == "CLARABEL":
+        exact["direct_solve_method"] = "qdldl"  # small blocks: less overhead per iteration
+    # first pass: SVORIM on a rank-stratified subsample with C scaled up to the full sample's
+    ranks = 1 + np.bincount(maps.i, maps.s > 0, minlength=n)
+    sample = np.zeros(n, bool)
+    sample[np.argsort(ranks, kind="stable")[:: max(1, n // WS_SAMPLE)]] = True
+    g, _, b, _, problem = restricted_solve(gram, np.zeros(m), sample[maps.i],
+                                           C * n / sample.sum(), solver, exact)
+    if problem.status not in ACCEPTED:
+        return None
+    f = K[:, sample] @ np.bincount(maps.i, maps.s * g, minlength=n)[sample]
+    margin = maps.s * (f[maps.i] - b[maps.j - 1])
+    # guess: every variable at the bound its margin asks for; the WS_FIRST nearest their
+    # margin (and enough to balance the guess) in the working set
+    g = np.where(margin < 1, C, 0.0)
+    V = np.zeros(m, bool)
+    V[np.argsort(np.abs(margin - 1), kind="stable")[:WS_FIRST]] = True
+    V = make_feasible(maps, g, V, margin, C)
+    for rounds in range(1, int(WS_ROUNDS_PER_N * n) + 1):
+        g, _, _, size, problem = restricted_solve(gram, g, V, C, solver, exact)
+        if problem.status not in ACCEPTED:
+            return None
+        worst = problem.status if problem.status != "optimal" else worst
+        iterations += problem.solver_stats.num_iters or 0
+        largest = max(largest, size)
+        bounds = threshold_bounds(K @ np.bincount(maps.i, maps.s * g, minlength=n), maps, g, C)
+        add = most_violating(maps, *bounds, tol, WS_PAIRS)
+        if not (add & ~V).any():  # optimal, to the solver's accuracy within V
+            return g, None, worst, iterations, rounds, largest
+        V = add | (bounds[1] & bounds[2])  # the violators and the free variables
     return None
 
 
@@ -409,9 +513,9 @@ class SVOR(OrdinalEstimator):
         The solver's iteration limit (None: its default).
     working_set : bool or "auto", default=False
         Solve by a sequence of restricted problems, KKT-checked on every variable (see the module
-        docstring): the same optimum, faster on well-separated ranks, slower on much overlapping
-        ones. "auto": from ``WS_MIN_N`` training rows, and only if the first pass leaves at most
-        ``WS_MAX_SHARE`` of the examples in the kernel block (else the full solve, after the
+        docstring): the same optimum, 1.2–7× faster from n = 1000 with implicit constraints. "auto":
+        from ``WS_MIN_N`` training rows (explicit constraints: only if the first pass leaves at
+        most ``WS_MAX_SHARE`` of the examples in the kernel block, else the full solve, after the
         first pass). False: the one full problem (C a cp.Parameter of a cached compiled problem).
 
     Attributes
@@ -493,10 +597,11 @@ class SVOR(OrdinalEstimator):
         if self.working_set is True or (self.working_set == "auto" and len(X) >= WS_MIN_N):
             gram = compiled(X, ranks, k, (*key, "working set"),
                             lambda: Gram(*self._kernels(X), ranks, k, self.constraints))
+            args = (gram, float(self.C), self.tol, self.solver, self.max_iter)
             try:
-                solved = working_set_solve(gram, float(self.C), self.tol, self.solver,
-                                           self.max_iter, 1.0 if self.working_set is True
-                                           else WS_MAX_SHARE)
+                solved = (working_set_implicit(*args) if self.constraints == "implicit" else
+                          working_set_solve(*args, 1.0 if self.working_set is True
+                                            else WS_MAX_SHARE))
             except cp.error.SolverError:  # then the full problem, which raises FitFailed
                 solved = None
         if solved is not None:
