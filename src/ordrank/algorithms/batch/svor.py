@@ -363,6 +363,28 @@ def make_feasible(maps: Maps, g, V, margin, C):
     return V
 
 
+def solve_rounds(gram: Gram, g, V, C, solver, opts, max_rounds, select):
+    """Restricted problems from the feasible g: after each, ``select(f, g, ν, V)`` (f on all n
+    examples) returns the next V, or None where the KKT conditions hold on every variable.
+
+    Returns ``(g, nu, status, iterations, rounds, largest |E|)``, or None if a round fails or
+    ``max_rounds`` do not get there."""
+    maps, K, iterations, largest, worst = gram.maps, gram.K_qp, 0, 0, "optimal"
+    for rounds in range(1, max_rounds + 1):
+        if not V.any():
+            return None
+        g, nu, _, size, problem = restricted_solve(gram, g, V, C, solver, opts)
+        if problem.status not in ACCEPTED:
+            return None
+        worst = problem.status if problem.status != "optimal" else worst
+        iterations += problem.solver_stats.num_iters or 0
+        largest = max(largest, size)
+        V = select(K @ np.bincount(maps.i, maps.s * g, minlength=len(K)), g, nu, V)
+        if V is None:
+            return g, nu, worst, iterations, rounds, largest
+    return None
+
+
 def working_set_solve(gram: Gram, C, tol, solver, max_iter, max_share=1.0):
     """The exact dual optimum by a sequence of restricted problems (see the module docstring), or
     None where it does not get there in ``WS_MAX_ROUNDS``, or the first one would hold more than
@@ -370,7 +392,7 @@ def working_set_solve(gram: Gram, C, tol, solver, max_iter, max_share=1.0):
 
     Returns ``(g, nu, status, iterations, rounds, largest |E|)``."""
     maps, K = gram.maps, gram.K_qp
-    exact, iterations, largest, worst = solver_options(solver, tol, max_iter), 0, 0, "optimal"
+    exact = solver_options(solver, tol, max_iter)
     loose = ({"tol_gap_abs": WS_LOOSE, "tol_gap_rel": WS_LOOSE, "tol_feas": WS_LOOSE,
               "tol_ktratio": WS_LOOSE, "iterative_refinement_enable": False}
              if solver == "CLARABEL" else {"eps_abs": WS_LOOSE, "eps_rel": WS_LOOSE})
@@ -388,23 +410,13 @@ def working_set_solve(gram: Gram, C, tol, solver, max_iter, max_share=1.0):
     V = make_feasible(maps, g, V, margin, C)
     if len(np.unique(maps.i[V])) > max_share * len(K):
         return None
-    for rounds in range(1, WS_MAX_ROUNDS + 1):
-        if not V.any():
-            return None
-        g, nu, _, size, problem = restricted_solve(gram, g, V, C, solver, exact)
-        if problem.status not in ACCEPTED:
-            return None
-        worst = problem.status if problem.status != "optimal" else worst
-        iterations += problem.solver_stats.num_iters or 0
-        largest = max(largest, size)
-        f = K @ np.bincount(maps.i, maps.s * g, minlength=len(K))
+
+    def select(f, g, nu, V):  # the violators, the free variables and those near their margin
         margin, violation, free = margins(f, maps, g, C, nu, tol)
         violated = ~V & (violation > tol)
-        if not violated.any():  # KKT holds on every fixed variable: the full problem's optimum
-            return g, nu, worst, iterations, rounds, largest
-        V = violated | free | (np.abs(margin - 1) < WS_DELTA)
-    return None
+        return (violated | free | (np.abs(margin - 1) < WS_DELTA)) if violated.any() else None
 
+    return solve_rounds(gram, g, V, C, solver, exact, WS_MAX_ROUNDS, select)
 
 
 def threshold_bounds(f, maps: Maps, g, C):
@@ -445,7 +457,7 @@ def working_set_implicit(gram: Gram, C, tol, solver, max_iter):
     Returns ``(g, nu, status, iterations, rounds, largest |E|)``."""
     maps, K = gram.maps, gram.K_qp
     n, m = len(K), len(maps.i)
-    exact, iterations, largest, worst = solver_options(solver, tol, max_iter), 0, 0, "optimal"
+    exact = solver_options(solver, tol, max_iter)
     exact.pop("warm_start")
     exact["ignore_dpp"] = True  # no parameters here: skip building the parameter map
     if solver == "CLARABEL":
@@ -466,19 +478,13 @@ def working_set_implicit(gram: Gram, C, tol, solver, max_iter):
     V = np.zeros(m, bool)
     V[np.argsort(np.abs(margin - 1), kind="stable")[:WS_FIRST]] = True
     V = make_feasible(maps, g, V, margin, C)
-    for rounds in range(1, int(WS_ROUNDS_PER_N * n) + 1):
-        g, _, _, size, problem = restricted_solve(gram, g, V, C, solver, exact)
-        if problem.status not in ACCEPTED:
-            return None
-        worst = problem.status if problem.status != "optimal" else worst
-        iterations += problem.solver_stats.num_iters or 0
-        largest = max(largest, size)
-        bounds = threshold_bounds(K @ np.bincount(maps.i, maps.s * g, minlength=n), maps, g, C)
-        add = most_violating(maps, *bounds, tol, WS_PAIRS)
-        if not (add & ~V).any():  # optimal, to the solver's accuracy within V
-            return g, None, worst, iterations, rounds, largest
-        V = add | (bounds[1] & bounds[2])  # the violators and the free variables
-    return None
+
+    def select(f, g, nu, V):  # the most violating variables and the free ones
+        e, lower, upper, lo, up = threshold_bounds(f, maps, g, C)
+        add = most_violating(maps, e, lower, upper, lo, up, tol, WS_PAIRS)
+        return (add | (lower & upper)) if (add & ~V).any() else None
+
+    return solve_rounds(gram, g, V, C, solver, exact, int(WS_ROUNDS_PER_N * n), select)
 
 
 class SVOR(OrdinalEstimator):
