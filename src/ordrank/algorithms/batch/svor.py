@@ -74,8 +74,8 @@ restricted problems can be small.
   free variables there (at C = 100 they stop up to 1e-3·C from their bound), and V is solved
   again with tighter tolerances (:func:`solve_rounds`); after ``WS_ROUNDS_PER_N``·n rounds the
   full problem is solved instead. The rounds are
-  small and many: 18–33 at n = 1000 (largest block 190–290 examples), 28–75 at n = 2000
-  (270–410), 84–226 at n = 5000 (1000–1200); each costs about 10 ms of cvxpy compilation and
+  small and many: 18–34 at n = 1000 (largest block 190–290 examples), 29–76 at n = 2000
+  (270–410), 85–228 at n = 5000 (1000–1200); each costs about 10 ms of cvxpy compilation and
   Clarabel setup (QDLDL, the faster factorization at these sizes) plus ~8 interior-point
   iterations. Tried and slower: more pairs or a larger first working set per round (fewer but
   dearer rounds), a larger sample, averaging chunk solutions over all examples as the first
@@ -96,9 +96,9 @@ restricted problems can be small.
   (abalone, n = 1000, C = 100: 1.5 s against 0.7 s).
 
 Measured (benchmarks/bench_svor.py, 8 features, 10 ranks, implicit, tol = 1e-3; well-separated /
-overlapping ranks): the full solve 0.95 / 0.86 s at n = 1000, 3.5 / 3.2 s at n = 2000, 34 / 27 s
-at n = 5000; the working set 0.40 / 0.71 s, 0.75 / 1.90 s and 5.0 / 11.7 s, with the full solve's
-objective to 7e-6 and thresholds to 1.4e-3. Each restricted problem is compiled afresh (C is a
+overlapping ranks): the full solve 0.99 / 0.95 s at n = 1000, 3.8 / 3.2 s at n = 2000, 33 / 24 s
+at n = 5000; the working set 0.41 / 0.76 s, 0.83 / 1.93 s and 4.6 / 12.3 s, with the full solve's
+objective to 7e-6 and thresholds to 1e-3. Each restricted problem is compiled afresh (C is a
 constant there); the cache keeps the Gram matrix.
 """
 from __future__ import annotations
