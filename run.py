@@ -36,13 +36,12 @@ def main(cfg: DictConfig) -> None:
     if cfg.publish and sweep:
         raise ValueError("publish=true is for single runs; collect a sweep's tables with "
                          "`python -m ordrank.results collect`")
-    if sweep or debug():  # a sweep's job fails through Hydra, which goes on and reports it
-        run(cfg, hydra_cfg.runtime.output_dir)
-        return
     try:
         run(cfg, hydra_cfg.runtime.output_dir)
-    except BAD_INPUT as error:  # kept from Hydra, which would print a header line first
-        FAILED.append(error)
+    except BAD_INPUT as error:
+        if sweep or debug():  # a sweep's job fails through Hydra, which goes on and reports it
+            raise
+        FAILED.append(error)  # kept from Hydra, which would print a header line first
 
 
 def debug() -> bool:

@@ -17,7 +17,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from ordrank.results import read_table  # noqa: E402
+from ordrank.reports import _config_value, _mean_sem  # noqa: E402
+from ordrank.results import read_table, summarize  # noqa: E402
 
 METRIC = "test_ndcg_loss"
 F_LABELS = {"inverse": "f(i) = 1/i", "power_1.1": "f(i) = −i^1.1", "power_2": "f(i) = −i²"}  # tables
@@ -39,11 +40,7 @@ FIGURE = "figure1_predtron.png"
 def describe(table, algorithm: str, labels=F_LABELS) -> tuple[str, str]:
     """(label, style key) of an algorithm, from its configuration columns: f for the ℓ2 curves of
     panels (a, b), the margin for panel (c)."""
-    def config(key):
-        column = f"config.algorithms.{algorithm}.{key}"
-        return table[column].iloc[0] if column in table else None
-
-    f, margin = config("f"), config("margin")
+    f, margin = (_config_value(table, f"config.algorithms.{algorithm}.{key}") for key in ("f", "margin"))
     if table["experiment"].iloc[0] == "predtron_l1_vs_l2":
         return f"Predtron-{str(margin).upper()}", str(margin)
     return labels.get(f, str(f)), str(f)
@@ -54,8 +51,7 @@ def summary(table, by: str):
     rows = table[table["metric"] == METRIC]
     if rows.empty:
         raise ValueError(f"table has no rows with metric {METRIC!r}")
-    out = rows.groupby(["algorithm", by], sort=True)["value"].agg(mean="mean", sem="sem", n="count")
-    return out.reset_index()
+    return summarize(rows, by=("algorithm", by))
 
 
 def fixed_sizes(table) -> dict:
@@ -116,8 +112,7 @@ def markdown(table, letter: str) -> str:
              "|---|" + "---|" * len(mean.columns)]
     for value, row in mean.iterrows():
         best = row.idxmin()
-        cells = [(f"**{row[a]:.{decimals}f}**" if a == best else f"{row[a]:.{decimals}f}")
-                 + f" ± {sem.loc[value, a]:.{decimals}f}" for a in mean.columns]
+        cells = [_mean_sem(row[a], sem.loc[value, a], decimals, bold=a == best) for a in mean.columns]
         lines.append(f"| {value} | " + " | ".join(cells) + " |")
     unit = "" if scale == 1 else f" × {scale:g}"
     n = int(stats["n"].max())

@@ -130,9 +130,8 @@ def readme_tables(out: Path, quick: bool) -> dict[str, str]:
         ("MovieLens-100K, ≥ 200", "prank_eachmovie200/movielens_100k.parquet"),
     ]
     figure1 = load_script("plot_figure1.py")
-    predtron = {name: figure1.markdown(read_table(results / figure1.PANELS[letter][0]), letter)
-                for name, letter in (("predtron_subset_n", "a"), ("predtron_subset_m", "b"),
-                                     ("predtron_l1_vs_l2", "c"))}
+    predtron = {Path(path).parts[0]: figure1.markdown(read_table(results / path), letter)
+                for letter, (path, *_) in figure1.PANELS.items()}  # marker = the experiment
     return {
         **predtron,
         "prank_synthetic": online_final_markdown(

@@ -3,6 +3,7 @@ import os
 from pathlib import Path
 
 import pytest
+from hydra import compose, initialize_config_dir
 from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -20,6 +21,19 @@ UNORDERED_STRING_LABELS = {
 
 settings.register_profile("ordrank", max_examples=60, deadline=None)
 settings.load_profile("ordrank")
+
+
+def make_cfg(overrides):
+    """The project's Hydra config composed with ``overrides`` (no run, no output folder)."""
+    with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
+        return compose("config", overrides=overrides)
+
+
+def write(path: Path, text: str) -> Path:
+    """``text`` into ``path``, creating its folders."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
 
 
 def under_ci() -> bool:

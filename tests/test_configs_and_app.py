@@ -2,24 +2,18 @@
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
-from hydra import compose, initialize_config_dir
 from hydra.errors import HydraException
 
 from ordrank.app import build, run
 from ordrank.results import COLUMNS
 
-REPO = Path(__file__).resolve().parents[1]
+from conftest import REPO, make_cfg
+
 CONF = REPO / "conf"
 TINY = ["protocol.n_sequences=3", "protocol.n_rounds=120", "protocol.record_every=40"]
-
-
-def make_cfg(overrides):
-    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-        return compose("config", overrides=overrides)
 
 
 def options(group):

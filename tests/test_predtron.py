@@ -12,8 +12,7 @@ from ordrank.algorithms.structured import PredtronClassifier, PredtronOrdinal, P
 from ordrank.algorithms.structured.losses import MatrixLoss, NDCGLoss
 from ordrank.algorithms.structured.ranker import POSITION_FUNCTIONS
 from ordrank.algorithms.structured.spaces import FiniteSpace, Permutations
-from ordrank.algorithms.structured.steps import (pnorm_exponent, pnorm_link, pnorm_link_inverse,
-                                                  PNormStep)
+from ordrank.algorithms.structured.steps import pnorm_exponent, pnorm_link, pnorm_link_inverse
 from ordrank.algorithms.structured.surrogate import predtron_round, surrogate
 from ordrank.metrics import ndcg, ndcg_loss
 from ordrank.protocols.engine import run_sequences

@@ -1,19 +1,16 @@
 """Slow reproduction checks: the committed tables are what the configs produce, and the paper's shape holds."""
-from pathlib import Path
 
 import pandas as pd
 import pytest
-from hydra import compose, initialize_config_dir
 
 from ordrank.app import run
 from ordrank.results import COLUMNS, summarize
 
-REPO = Path(__file__).resolve().parents[1]
+from conftest import REPO, make_cfg
 
 
 def rerun(tmp_path, experiment, overrides=()):
-    with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
-        cfg = compose("config", overrides=[f"+experiment={experiment}", *overrides])
+    cfg = make_cfg([f"+experiment={experiment}", *overrides])
     return pd.read_parquet(run(cfg, tmp_path))
 
 

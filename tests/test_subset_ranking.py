@@ -1,5 +1,4 @@
 """The Predtron paper's subset-ranking data (Section 6), its protocol and the Figure 1 experiments."""
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -7,10 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ordrank.datasets.subset_ranking import (GaussianSubsetRanking, SparseSubsetRanking, level_histogram,
-                                             relevance, thresholds)
+from ordrank.datasets.subset_ranking import (GaussianSubsetRanking, SparseSubsetRanking,
+                                             pooled_levels, relevance, thresholds)
 
-REPO = Path(__file__).resolve().parents[1]
+from conftest import make_cfg
 
 
 # --- the generator -------------------------------------------------------------------------------
@@ -77,9 +76,7 @@ def test_sparse_w_star_has_s_nonzeros_and_x_in_the_cube():
 @pytest.mark.parametrize("generator, p", [(GaussianSubsetRanking(), 30), (SparseSubsetRanking(), 500)])
 def test_default_levels_are_spread(generator, p):
     """At the paper's sizes no level takes nearly all documents and the middle levels are used."""
-    rng = np.random.default_rng(0)
-    y = np.concatenate([generator.task(rng, 20, p).sample(rng, 50)[1] for _ in range(40)])
-    shares = level_histogram(y, 20)
+    shares = pooled_levels(generator, np.random.default_rng(0), 20, p, 40, 50)
     assert shares.sum() == pytest.approx(1.0)
     assert 0.45 < shares[0] < 0.65 and 0.02 < shares[19] < 0.08
     assert shares[1:19].sum() > 0.3 and (shares[1:19] > 0.002).all()
@@ -87,10 +84,7 @@ def test_default_levels_are_spread(generator, p):
 
 def test_unit_scales_would_crowd_the_top_level():
     """The reason for the default scale: with tau = sigma = 1 a third of documents tie at the top."""
-    rng = np.random.default_rng(0)
-    generator = GaussianSubsetRanking(1.0, 1.0)
-    y = np.concatenate([generator.task(rng, 20, 30).sample(rng, 50)[1] for _ in range(40)])
-    shares = level_histogram(y, 20)
+    shares = pooled_levels(GaussianSubsetRanking(1.0, 1.0), np.random.default_rng(0), 20, 30, 40, 50)
     assert shares[19] > 0.25 and shares[1:19].sum() < 0.2
 
 
@@ -111,7 +105,6 @@ def test_bad_generator_values_are_named(make, message):
 
 
 # --- the protocol ------------------------------------------------------------------------------
-from hydra import compose, initialize_config_dir  # noqa: E402
 from sklearn.base import clone  # noqa: E402
 
 from ordrank.algorithms.structured import PredtronRanker  # noqa: E402
@@ -122,11 +115,6 @@ from ordrank.protocols.subset_ranking import METRICS, SubsetRankingProtocol, pos
 
 EXPERIMENTS = ["predtron_subset_n", "predtron_subset_m", "predtron_l1_vs_l2"]
 TINY = ["protocol.n_repetitions=2", "protocol.n_test=15"]
-
-
-def make_cfg(overrides):
-    with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
-        return compose("config", overrides=overrides)
 
 
 def tiny_protocol(**changes):

@@ -20,15 +20,10 @@ from ordrank.app import build, run
 from ordrank.results import ERROR, FINISHED, duplicate_key_columns, finalize, main as results_main, \
     partial_path, read_table
 
-REPO = Path(__file__).resolve().parents[1]
+from conftest import REPO, make_cfg
 TINY = ["+experiment=prank_synthetic", "protocol.n_sequences=2", "protocol.n_rounds=60",
         "protocol.record_every=20"]
 POINTS = [(seed, name) for seed in (0, 1) for name in ("PRank", "MCP")]  # seed=0,1 x only=PRank,MCP
-
-
-def make_cfg(overrides):
-    with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
-        return compose("config", overrides=overrides)
 
 
 def start(log, *overrides, multirun=True, **popen):

@@ -177,9 +177,9 @@ def _non_finite_message(owner: str, text: str, X, y) -> str:
         what, values, advice = "y", _floats(y), "every example needs a label; drop the unlabelled rows"
     else:
         what, values, advice = "X", _floats(X), "the learners need finite features; drop or impute them"
-    if values is None or not (~np.isfinite(values)).any():
+    bad = None if values is None else ~np.isfinite(values)
+    if bad is None or not bad.any():
         return f"{owner}: {text.splitlines()[0]} ({what} must be finite)"
-    bad = ~np.isfinite(values)
     where = np.argwhere(bad)[0]
     kind = "NaN" if np.isnan(values[tuple(where)]) else "an infinite value"
     at = f"row {where[0]}" + (f", column {where[1]}" if len(where) > 1 else "")
@@ -208,14 +208,16 @@ class Diverged(FitFailed, FloatingPointError):
 TOO_LARGE = "scale the inputs down (e.g. features=standardize)"
 
 
-def check_finite(learner, what: str, values: np.ndarray, X: np.ndarray, advice: str) -> None:
+def check_finite(learner, what: str, values: np.ndarray, X: np.ndarray, advice) -> None:
     """Raise :class:`Diverged` unless every entry of ``values`` is finite.
 
     ``what`` names the values (e.g. "its weights"), ``X`` is the round's inputs (S, d) whose largest
-    squared norm the message reports, ``advice`` says what to change.
+    squared norm the message reports, ``advice`` says what to change (a string, or a callable
+    returning it, so that a learner's per-round check builds no message until it fails).
     """
     if np.isfinite(values).all():
         return
+    advice = advice() if callable(advice) else advice
     with np.errstate(over="ignore", invalid="ignore"):
         norm2 = float(np.max(np.einsum("...d,...d->...", X, X), initial=0.0))
     scale = (f"of squared norm up to {norm2:.3g}" if np.isfinite(norm2)

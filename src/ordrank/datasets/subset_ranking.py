@@ -139,6 +139,13 @@ class SparseSubsetRanking:
         return SubsetRankingTask(w_star, int(m))
 
 
+def pooled_levels(generator, rng, m: int, p: int, n_tasks: int, n_queries: int) -> np.ndarray:
+    """:func:`level_histogram` of the relevances of ``n_tasks`` tasks of ``n_queries`` queries each
+    (m documents, p features), drawn one task after the other from ``rng``."""
+    y = [generator.task(rng, m, p).sample(rng, n_queries)[1] for _ in range(n_tasks)]
+    return level_histogram(np.concatenate(y), m)
+
+
 def main(argv=None) -> None:
     """Print the level histogram (% of documents per level, pooled over tasks) at the paper's sizes."""
     parser = argparse.ArgumentParser(description=main.__doc__)
@@ -151,8 +158,8 @@ def main(argv=None) -> None:
              ("Gaussian, tau = sigma = 1", GaussianSubsetRanking(1.0, 1.0), 30),
              ("sparse, s = 50, ||w*|| = 0.5 (default)", SparseSubsetRanking(), 1000)]
     for title, generator, p in cases:
-        y = [generator.task(rng, 20, p).sample(rng, args.queries)[1] for _ in range(args.tasks)]
-        shares = " ".join(f"{100 * v:.1f}" for v in level_histogram(np.concatenate(y), 20))
+        levels = pooled_levels(generator, rng, 20, p, args.tasks, args.queries)
+        shares = " ".join(f"{100 * v:.1f}" for v in levels)
         print(f"{title}, m = 20, p = {p}: % of documents at levels 0..19\n  {shares}")
 
 

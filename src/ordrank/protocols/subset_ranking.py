@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from ordrank.algorithms.structured.spaces import positions_of
 from ordrank.metrics import ndcg_loss
 from ordrank.progress import progress
 from ordrank.protocols._checks import check_positive
@@ -52,12 +53,6 @@ def _grid(owner, name, minimum=1) -> list[int]:
     if len(set(values)) != len(values):
         raise ValueError(f"protocol.{name} lists a value twice: {list(values)}")
     return sorted(int(v) for v in values)
-
-
-def positions_of(scores: np.ndarray) -> np.ndarray:
-    """Positions 1..m sorting each row of ``scores`` decreasingly; equal scores keep document order."""
-    order = np.argsort(-scores, axis=-1, kind="stable")
-    return np.argsort(order, axis=-1, kind="stable") + 1
 
 
 def mean_ndcg_loss(scores: np.ndarray, relevance: np.ndarray) -> float:

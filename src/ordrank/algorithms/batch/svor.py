@@ -261,6 +261,14 @@ def solver_options(solver, tol, max_iter, factored=False) -> dict:
     return {**opts, "warm_start": True}
 
 
+def bound_sides(g, s, C, free_tol=1e-3):
+    """Which variables at a bound (within ``free_tol``·C) bound b_j from below, :math:`b_j \\ge
+    e_{ij} = f_i - s_{ij}` (g = 0, s = −1; g = C, s = +1), which from above (g = 0, s = +1;
+    g = C, s = −1), and which are free: ``(lower, upper, free)``."""
+    at0, atC = g <= free_tol * C, g >= (1 - free_tol) * C
+    return (at0 & (s < 0)) | (atC & (s > 0)), (at0 & (s > 0)) | (atC & (s < 0)), ~(at0 | atC)
+
+
 def kkt_thresholds(f, dual: Dual, g, C, nu=None, free_tol=1e-3, slack=1e-2):
     """Thresholds b_j from the KKT conditions (see the module docstring).
 
@@ -268,10 +276,7 @@ def kkt_thresholds(f, dual: Dual, g, C, nu=None, free_tol=1e-3, slack=1e-2):
     ordering it had to leave the KKT intervals by more than ``slack`` (an inaccurate solution).
     """
     e = f[dual.i] - dual.s
-    at0, atC = g <= free_tol * C, g >= (1 - free_tol) * C
-    free = ~(at0 | atC)
-    lower = (at0 & (dual.s < 0)) | (atC & (dual.s > 0))  # b_j ≥ e
-    upper = (at0 & (dual.s > 0)) | (atC & (dual.s < 0))  # b_j ≤ e
+    lower, upper, free = bound_sides(g, dual.s, C, free_tol)
     # thresholds tied by an active ordering constraint ν_j > 0 form one block, one value
     tied = np.zeros(dual.k - 2, bool) if nu is None else nu > free_tol * C
     block = np.concatenate([[0], np.cumsum(~tied)])  # block of threshold j = 1..k−1
@@ -447,10 +452,8 @@ def threshold_bounds(f, maps: Maps, g, C):
     ("upper": the other two; free): g is optimal iff for every j the largest lower bound is at most
     the smallest upper bound. Returns (e, lower, upper, those two bounds per threshold)."""
     e = f[maps.i] - maps.s
-    at0, atC = g <= 1e-3 * C, g >= (1 - 1e-3) * C
-    free = ~(at0 | atC)
-    lower = (at0 & (maps.s < 0)) | (atC & (maps.s > 0)) | free
-    upper = (at0 & (maps.s > 0)) | (atC & (maps.s < 0)) | free
+    lower, upper, free = bound_sides(g, maps.s, C)
+    lower, upper = lower | free, upper | free
     lo, up = np.full(maps.k - 1, -np.inf), np.full(maps.k - 1, np.inf)
     np.maximum.at(lo, maps.j[lower] - 1, e[lower])
     np.minimum.at(up, maps.j[upper] - 1, e[upper])

@@ -24,7 +24,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
-from ordrank.algorithms._ordinal import OrdinalEstimator, check_ordinal_target, declared_order, rank_order
+from ordrank.algorithms._ordinal import OrdinalEstimator, check_ordinal_target, rank_order
 
 
 class OnlineOrdinalRegressor(OrdinalEstimator):
@@ -84,11 +84,6 @@ class OnlineOrdinalRegressor(OrdinalEstimator):
         ``classes`` (all labels, lowest rank first; numbers are ranked by value whatever the order
         given) is required on the first call.
         """
-        self._online_pass(X, y, classes)
-        return self
-
-    def _online_pass(self, X, y, classes=None, totals=None):
-        """One online pass; with ``totals`` (dict of arrays), add the model after every round."""
         first = not hasattr(self, "classes_")
         if first:
             self._validate_params()
@@ -98,45 +93,45 @@ class OnlineOrdinalRegressor(OrdinalEstimator):
         check_ordinal_target(y)
         if first:
             self._set_classes(y, classes)
-            state = self.init_state(1, X.shape[1], len(self.classes_))
-            for key in self._state_keys:
-                setattr(self, key + "_", state[key][0])
+            self._start(X.shape[1])
         elif classes is not None and not np.array_equal(
                 rank_order(None, classes, ordered=self._ordered_labels), self.classes_):
             raise ValueError(f"classes={list(classes)} differs from classes_={self.classes_.tolist()}")
-        ranks = self.to_ranks(y)
+        self._pass(X, self.to_ranks(y))
+        return self
+
+    def fit(self, X, y):
+        """Start from the zero model and make ``n_epochs`` online passes over the data."""
+        self._validate_params()
+        X, ranks = self._fit_data(X, y)  # validated once for all passes; classes_ in rank order
+        self._start(X.shape[1])
+        rng = check_random_state(self.random_state)
+        totals = None
+        if self.average:
+            totals = {key: np.zeros(getattr(self, key + "_").shape) for key in self._state_keys}
+        for _ in range(self.n_epochs):
+            order = rng.permutation(len(ranks)) if self.shuffle else slice(None)
+            self._pass(X[order], ranks[order], totals)
+        if self.average:
+            for key in self._state_keys:
+                getattr(self, key + "_")[...] = totals[key] / (self.n_epochs * len(ranks))
+        return self
+
+    def _start(self, n_features: int) -> None:
+        """The zero model as the fitted attributes (``classes_`` set)."""
+        state = self.init_state(1, n_features, len(self.classes_))
+        for key in self._state_keys:
+            setattr(self, key + "_", state[key][0])
+
+    def _pass(self, X, ranks, totals=None):
+        """One online pass over validated rows and their ranks; with ``totals`` (dict of arrays),
+        add the model after every round."""
         state = self._state()
         for i in range(X.shape[0]):
             self.step(state, X[i : i + 1], ranks[i : i + 1])
             if totals is not None:
                 for key in self._state_keys:
                     totals[key] += state[key][0]
-
-    def fit(self, X, y):
-        """Start from the zero model and make ``n_epochs`` online passes over the data."""
-        self._validate_params()
-        declared = declared_order(y)  # an ordered Categorical's order, before y becomes an array
-        X, y = self._validate(X, y)
-        check_ordinal_target(y)
-        for key in ("classes_", *(k + "_" for k in self._state_keys)):
-            self.__dict__.pop(key, None)
-        rng = check_random_state(self.random_state)
-        classes = rank_order(y, declared, owner=type(self).__name__, ordered=self._ordered_labels)
-        totals = None
-        if self.average:
-            totals = {key: np.zeros(shape) for key, shape in
-                      self._attribute_shapes(X.shape[1], len(classes)).items()}
-        for _ in range(self.n_epochs):
-            order = rng.permutation(len(y)) if self.shuffle else slice(None)
-            self._online_pass(X[order], y[order], classes, totals)
-        if self.average:
-            for key in self._state_keys:
-                getattr(self, key + "_")[...] = totals[key] / (self.n_epochs * len(y))
-        return self
-
-    def _attribute_shapes(self, n_features, n_ranks) -> dict:
-        arrays = self.init_arrays(1, n_features, n_ranks)
-        return {key: arrays[key].shape[1:] for key in self._state_keys}
 
     def decision_function(self, X):
         """The rule's real-valued scores (see the subclass for their meaning)."""

@@ -87,7 +87,7 @@ class WidrowHoff(OnlineOrdinalRegressor):
                 norm2 = np.einsum("sd,sd->s", X, X)
                 step = np.divide(step, norm2, out=np.zeros_like(step), where=norm2 > 0)
             w += step[:, None] * X
-        check_finite(self, "its weights", w, X, self._advice())
+        check_finite(self, "its weights", w, X, self._advice)
         return _round_to_rank(fx, state["n_ranks"])
 
     def _advice(self) -> str:

@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ordrank.algorithms._ordinal import TOO_LARGE, check_finite
 from ordrank.algorithms.online._base import OnlineOrdinalRegressor
-from ordrank.algorithms.structured.steps import make_step
+from ordrank.algorithms.structured.steps import STATE_KEYS, make_step
 from ordrank.algorithms.structured.surrogate import predtron_round
 
 
@@ -33,7 +33,7 @@ class FinitePredtron(OnlineOrdinalRegressor):
 
     @property
     def _state_keys(self):
-        return ("coef", "dual_coef") if self.margin == "l1" else ("coef",)
+        return STATE_KEYS[self.margin]
 
     @staticmethod
     def parts(n_ranks: int):

@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ordrank.algorithms.structured.losses import NDCGLoss
 from ordrank.algorithms.structured.spaces import Permutations
-from ordrank.algorithms.structured.steps import make_step
+from ordrank.algorithms.structured.steps import STATE_KEYS, make_step
 from ordrank.algorithms.structured.surrogate import predtron_round
 from ordrank.metrics import ndcg
 
@@ -162,8 +162,7 @@ class PredtronRanker(BaseEstimator):
 
     # --- scikit-learn interface ---------------------------------------------------------------
     def _state(self) -> dict:
-        keys = ("coef", "dual_coef") if self.margin == "l1" else ("coef",)
-        return {key: getattr(self, key + "_")[None] for key in keys}
+        return {key: getattr(self, key + "_")[None] for key in STATE_KEYS[self.margin]}
 
     def partial_fit(self, X, relevance):
         """One online pass over the queries in order; each is predicted, then learned from."""

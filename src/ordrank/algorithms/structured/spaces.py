@@ -70,19 +70,16 @@ class Permutations:
         return self.table(positions.shape[-1])[positions - 1]
 
     def pred(self, t) -> np.ndarray:
-        """Positions sorting each row of t decreasingly; equal scores keep document order."""
-        order = np.argsort(-np.asarray(t), axis=-1, kind="stable")
-        return _positions(order)
+        return positions_of(t)
 
     def correct(self, loss, y, t) -> np.ndarray:
-        """σ_y: documents by decreasing relevance, then decreasing score, then index."""
+        """σ_y: documents by decreasing relevance, then decreasing score, then index (lexsort is
+        stable)."""
         y, t = np.atleast_2d(y), np.atleast_2d(t)
-        index = np.broadcast_to(np.arange(y.shape[1]), y.shape)
-        order = np.stack([np.lexsort((index[q], -t[q], -y[q])) for q in range(len(y))])
-        return _positions(order)
+        return _positions(np.lexsort((-t, -y), axis=-1))
 
-    def maximize(self, loss, t, y, sigma_y=None) -> np.ndarray:
-        """σ̃ for each row, by a linear assignment (``sigma_y`` is not needed: it is a constant)."""
+    def maximize(self, loss, t, y) -> np.ndarray:
+        """σ̃ for each row, by a linear assignment (σ_y only shifts φ by a constant)."""
         t = np.atleast_2d(np.asarray(t, dtype=np.float64))
         gains = loss.position_gains(y)
         values = self.table(t.shape[1])
@@ -92,6 +89,11 @@ class Permutations:
                                                maximize=True)
             out[q, rows] = cols + 1
         return out
+
+
+def positions_of(t) -> np.ndarray:
+    """Positions 1..m sorting each row of t decreasingly; equal scores keep document order."""
+    return _positions(np.argsort(-np.asarray(t), axis=-1, kind="stable"))
 
 
 def _positions(order: np.ndarray) -> np.ndarray:
@@ -124,10 +126,6 @@ class FiniteSpace:
         """Binary: rep(1) = −1, rep(2) = +1 in R^1, so pred(t) = 2 if t > 0 else 1."""
         return cls([[-1.0], [1.0]])
 
-    @property
-    def n_predictions(self) -> int:
-        return self.matrix.shape[0]
-
     def rep(self, sigma) -> np.ndarray:
         return self.matrix[np.asarray(sigma) - 1]
 
@@ -143,5 +141,5 @@ class FiniteSpace:
         zero = loss.matrix[:, np.asarray(y) - 1].T == 0  # (n, k)
         return np.where(zero, self.similarities(t), -np.inf).argmax(-1) + 1
 
-    def maximize(self, loss, t, y, sigma_y=None) -> np.ndarray:
+    def maximize(self, loss, t, y) -> np.ndarray:
         return (loss.matrix[:, np.asarray(y) - 1].T + self.similarities(t)).argmax(-1) + 1

@@ -64,7 +64,7 @@ class EuclideanStep:
         self.eta = eta
 
     def init(self, shape) -> dict:
-        return {"coef": np.zeros(shape)}
+        return {key: np.zeros(shape) for key in self.keys}
 
     def update(self, state: dict, grad: np.ndarray) -> None:
         state["coef"] -= self.eta * grad
@@ -78,18 +78,20 @@ class PNormStep:
 
     keys = ("coef", "dual_coef")
 
+    init = EuclideanStep.init
+
     def __init__(self, eta: float, dim: int):
         self.eta = eta
         self.r = pnorm_exponent(dim)
-
-    def init(self, shape) -> dict:
-        return {"coef": np.zeros(shape), "dual_coef": np.zeros(shape)}
 
     def update(self, state: dict, grad: np.ndarray) -> None:
         rows = np.flatnonzero(np.any(grad.reshape(len(grad), -1) != 0, axis=1))
         if rows.size:
             state["dual_coef"][rows] -= self.eta * grad[rows]
             state["coef"][rows] = pnorm_link_inverse(state["dual_coef"][rows], self.r)
+
+
+STATE_KEYS = {"l2": EuclideanStep.keys, "l1": PNormStep.keys}  # what each margin's step keeps
 
 
 def make_step(margin: str, eta: float, dim: int):

@@ -21,7 +21,7 @@ import numpy as np
 
 def surrogate(space, loss, t, y, sigma_y) -> tuple[np.ndarray, np.ndarray]:
     """φ(t, y) with the given σ_y, and its maximizer σ̃, one per row."""
-    sigma_tilde = space.maximize(loss, t, y, sigma_y)
+    sigma_tilde = space.maximize(loss, t, y)
     gap = np.sum((space.rep(sigma_y) - space.rep(sigma_tilde)) * np.asarray(t), axis=-1)
     return loss(sigma_tilde, y) - gap, sigma_tilde
 
@@ -40,6 +40,6 @@ def predtron_round(space, loss, t, y) -> tuple[np.ndarray, np.ndarray, np.ndarra
     if mistakes.size:
         y_m, t_m = np.asarray(y)[mistakes], t[mistakes]
         sigma_y = space.correct(loss, y_m, t_m)
-        sigma_tilde = space.maximize(loss, t_m, y_m, sigma_y)
+        sigma_tilde = space.maximize(loss, t_m, y_m)
         grad[mistakes] = space.rep(sigma_tilde) - space.rep(sigma_y)
     return predictions, losses, grad
