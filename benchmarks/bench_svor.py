@@ -7,11 +7,12 @@ Gaussian features), Gaussian kernel, C = 1, γ = 0.1, tolerance 1e-3, implicit c
 n = 150, 1000, 2000 (and 5000 with --large), with little (0.2) and much (1.0) label noise: the SMO's
 time grows with the overlap of the ranks, the interior-point solver's hardly. Prints the best of
 ``--repeats`` fresh fits of each (the compiled-problem cache is cleared before each of ours), for
-ours both the full solve and ``working_set="auto"`` (SVORIM: small restricted problems from
-n = 1000, see ordrank.algorithms.batch.svor; 0 rounds = it solved the full problem), the
-ratio ordrank/skordinal (targets: ≤ 3 at n = 1000, ≤ 4 at n = 2000), the largest threshold
-difference and the share of equal predictions, the form of the kernel term ours used (the factor's
-rank r, or "exact") and the smallest rank any factor would need (from the spectrum, n ≤ 2000).
+ours both the full solve (``working_set=False``) and the default ``working_set="auto"`` (SVORIM:
+small restricted problems from n = 1000, see ordrank.algorithms.batch.svor; 0 rounds = it solved
+the full problem), the ratio ordrank/skordinal (targets: ≤ 3 at n = 1000, ≤ 4 at n = 2000), the
+largest threshold difference and the share of equal predictions, the form of the kernel term ours
+used (the factor's rank r, or "exact") and the smallest rank any factor would need (from the
+spectrum, n ≤ 2000).
 
 Then the two forms of the kernel term on data where the low-rank factor applies (2 features, same
 γ): the factored fit (r columns) against the exact n × n form (forced), their objectives,

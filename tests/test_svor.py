@@ -319,6 +319,30 @@ def test_working_set_accurate_at_large_C(constraints):
     assert np.mean(ws.predict(X) == ref.predict(X)) >= 0.995
 
 
+@pytest.mark.parametrize("constraints", ["implicit", "explicit"])
+def test_clarabel_standard_form_is_the_cvxpy_restricted_problem(constraints):
+    """The restricted problems handed to Clarabel in its standard form and the same problems
+    written in cvxpy have the same solution, thresholds (multipliers) and ν, with fixed
+    variables at 0 and, after one round, at C and in between."""
+    X, y = ranked_data(3, 120, 0.5)
+    K = svor.kernel_matrix(X, None, "rbf", gamma=0.2)
+    gram = svor.Gram(K, K, y, 6, constraints)
+    opts = svor.solver_options("CLARABEL", 1e-4, None)
+    rng, g = np.random.default_rng(0), np.zeros(len(gram.maps.i))
+    for share in (0.4, 0.2, 0.2):
+        V = rng.random(len(g)) < share
+        direct = svor.restricted_solve(gram, g, V, 2.0, "CLARABEL", opts)
+        modelled = svor.restricted_solve(gram, g, V, 2.0, "CLARABEL", opts, direct=False)
+        assert direct.status == modelled.status == "optimal"
+        np.testing.assert_allclose(direct.g, modelled.g, atol=1e-6)
+        np.testing.assert_allclose(direct.b, modelled.b, atol=1e-6)
+        if constraints == "explicit":
+            np.testing.assert_allclose(direct.nu, modelled.nu, atol=1e-6)
+        assert direct.size == modelled.size == len(np.unique(gram.maps.i[V]))
+        g = direct.g
+    assert ((g > 0.01) & (g < 1.99)).any() and (g > 1.99).any()
+
+
 def small_first_pass():
     """The implicit working-set solve's first pass on 50 examples (not all of a small sample)
     and a first working set of 100 variables, so that these small problems need rounds."""
@@ -362,20 +386,20 @@ def test_implicit_working_set_checks_the_threshold_bounds():
     assert svor.most_violating(maps, *bounds, 1e-4, 10)[wrong]
 
 
-def test_working_set_auto_by_size_and_share():
+def test_working_set_auto_by_size_and_variant():
+    """The default "auto": the working set for implicit constraints from WS_MIN_N rows, never for
+    explicit ones (slower than their full solve); True forces it for both."""
     X, y = ranked_data(9, 60, 0.2)
+    assert SVOR().working_set == "auto"
     for constraints in ("implicit", "explicit"):
         with mock.patch.object(svor, "WS_MIN_N", 61):
-            assert SVOR(constraints, working_set="auto").fit(X, y).n_rounds_ == 0
+            assert SVOR(constraints).fit(X, y).n_rounds_ == 0
     with small_first_pass(), mock.patch.object(svor, "WS_MIN_N", 60):
-        assert SVOR(working_set="auto").fit(X, y).n_rounds_ >= 1
-    # explicit: the full solve when the first guess's block is too large
+        assert SVOR().fit(X, y).n_rounds_ >= 1
+        assert SVOR(working_set=False).fit(X, y).n_rounds_ == 0
     with mock.patch.object(svor, "WS_MIN_N", 60):
-        with mock.patch.object(svor, "WS_MAX_SHARE", 1.0):
-            assert SVOR("explicit", working_set="auto").fit(X, y).n_rounds_ >= 1
-        with mock.patch.object(svor, "WS_MAX_SHARE", 0.0):
-            assert SVOR("explicit", working_set="auto").fit(X, y).n_rounds_ == 0
-            assert SVOR("explicit", working_set=True).fit(X, y).n_rounds_ >= 1
+        assert SVOR("explicit").fit(X, y).n_rounds_ == 0
+        assert SVOR("explicit", working_set=True).fit(X, y).n_rounds_ >= 1
     with pytest.raises(ValueError, match="working_set"):
         SVOR(working_set="sometimes").fit(X, y)
 
