@@ -4,8 +4,10 @@ One function :math:`f(x) = \sum_i \beta_i K(x_i, x)` and thresholds :math:`b_1 \
 b_{k-1}`; the rank is :math:`1 + \#\{j : f(x) > b_j\}`. Example i and threshold j give the label
 :math:`s_{ij} = +1` if :math:`y_i > j` else :math:`-1` and the soft constraint
 :math:`s_{ij}(f(x_i) - b_j) \ge 1 - \xi_{ij}`, :math:`\xi_{ij} \ge 0`, at cost
-:math:`C \sum \xi_{ij}`. Both variants are solved in the dual with cvxpy, one variable
-:math:`g_{ij} \in [0, C]` per kept constraint:
+:math:`C \sum \xi_{ij}`. Both variants are solved in the dual, one variable
+:math:`g_{ij} \in [0, C]` per kept constraint, as one cvxpy problem (``working_set=False``, and
+the default below ``WS_MIN_N`` rows) or as a chain of small restricted problems (the working set,
+below):
 
 .. math:: \min_{g,\,\nu}\ \tfrac12 \beta^\top K \beta - \textstyle\sum g_{ij}, \qquad
           \beta_i = \textstyle\sum_j s_{ij} g_{ij}, \qquad
@@ -77,13 +79,12 @@ restricted problems can be small.
   full problem is solved instead. The rounds are
   small and many: 18–34 at n = 1000 (largest block 190–290 examples), 29–76 at n = 2000
   (270–410), 85–228 at n = 5000 (1000–1200), ~8 interior-point iterations each (QDLDL, the
-  faster factorization at these sizes). With Clarabel each restricted problem is handed to it in
-  its standard form (:func:`clarabel_restricted`): cvxpy's compilation took 6 ms of a round's
-  9 ms at n = 1000, the solve itself about 1 ms. Tried and slower: more pairs or a larger first working set per round (fewer but
-  dearer rounds), a larger sample, averaging chunk solutions over all examples as the first
-  pass, loose early rounds (did not converge), a low-rank first pass (this kernel's spectrum
-  does not decay). The bound guess is the weak point: f of the guessed g is far from the
-  sample's f (mean error 11 against f's mean size 2.6 at n = 1000), so the early rounds repair it.
+  faster factorization at these sizes). Tried and slower: more pairs or a larger first working
+  set per round (fewer but dearer rounds), a larger sample, averaging chunk solutions over all
+  examples as the first pass, loose early rounds (did not converge), a low-rank first pass (this
+  kernel's spectrum does not decay). The bound guess is the weak point: f of the guessed g is far
+  from the sample's f (mean error 11 against f's mean size 2.6 at n = 1000), so the early rounds
+  repair it.
 - Explicit constraints (SVOREX; the ordering multipliers ν couple the thresholds). (1) A loose
   first pass (tolerances ``WS_LOOSE``) on the variables at most ``WS_OFFSET`` thresholds from the
   example's own (the others at 0, feasible) gives f and b. (2) Guess: a variable farther than
@@ -98,10 +99,17 @@ restricted problems can be small.
   100: 1.1–1.4 s against 0.6–0.9 s): "auto" never uses it.
 
 Measured (benchmarks/bench_svor.py, 8 features, 10 ranks, implicit, tol = 1e-3; well-separated /
-overlapping ranks): the full solve 0.99 / 0.95 s at n = 1000, 3.8 / 3.2 s at n = 2000, 33 / 24 s
-at n = 5000; the working set 0.41 / 0.76 s, 0.83 / 1.93 s and 4.6 / 12.3 s, with the full solve's
-objective to 7e-6 and thresholds to 1e-3. Each restricted problem is compiled afresh (C is a
-constant there); the cache keeps the Gram matrix.
+overlapping ranks): the full solve 1.04 / 0.99 s at n = 1000, 4.2 / 3.4 s at n = 2000, 39 / 29 s
+at n = 5000; the working set 0.27 / 0.55 s, 0.59 / 1.43 s and 4.2 / 11.2 s (skordinal's SMO
+0.13 / 0.21 s, 0.50 / 1.17 s and 6.2 / 12.3 s), with the full solve's objective to 7e-6 and
+thresholds to 1e-3. The cache keeps the Gram matrix.
+
+Not cvxpy, in the working set: with Clarabel (the default solver) every restricted problem, the
+first pass included, is handed to Clarabel in its standard form (:func:`clarabel_restricted`),
+since cvxpy's compilation took 6 ms of a round's 9 ms at n = 1000 (the solve itself ~1 ms) and
+these problems change shape every round, so no compiled problem can be reused. The same
+problems written in cvxpy (:func:`cvxpy_restricted`, used with OSQP) give the same solution
+(tests/test_svor.py). ``working_set=False`` solves everything with cvxpy.
 """
 from __future__ import annotations
 
@@ -388,14 +396,14 @@ def cvxpy_restricted(parts, solver, opts):
 
 
 def clarabel_restricted(parts, solver, opts):
-    r"""The restricted problem in Clarabel's standard form, :math:`\min \tfrac12 x^\top Px + q^\top x`
-    subject to :math:`Ax + s = b`, :math:`s \in \{0\}^{|E| + k - 1} \times
-    \mathbb{R}_+^{2|V| + (k - 2)}`, with :math:`x = (g_V, \beta_E, \nu)`: rows
+    r"""The restricted problem in Clarabel's standard form,
+    :math:`\min \tfrac12 x^\top Px + q^\top x` subject to :math:`Ax + s = b`,
+    :math:`s \in \{0\}^{|E| + k - 1} \times \mathbb{R}_+^{2|V| + (k - 2)}`, with
+    :math:`x = (g_V, \beta_E, \nu)`: rows
     :math:`S g_V - \beta_E = -\beta^{fixed}_E` (β's definition), :math:`T g_V - D\nu =
     -\text{sums}^{fixed}` (the balance per threshold), then :math:`g_V \ge 0`, :math:`g_V \le C`,
     :math:`\nu \ge 0`. Built here because cvxpy's compilation (~6 ms) costs more than solving
-    one of these small problems (~1 ms); the first pass and the full problem stay cvxpy
-    problems. Returns (g_V, ν, b, status, iterations)."""
+    one of these small problems (~1 ms). Returns (g_V, ν, b, status, iterations)."""
     S, T, C = parts["S"], parts["T"], parts["C"]
     (e, m), t = S.shape, T.shape[0]
     r = t - 1 if parts["explicit"] else 0
@@ -611,9 +619,10 @@ class SVOR(OrdinalEstimator):
         The solver's iteration limit (None: its default).
     working_set : bool or "auto", default="auto"
         Solve by a sequence of restricted problems, KKT-checked on every variable (see the module
-        docstring): the same optimum, 2–7× faster from n = 1000 with implicit constraints, slower
-        with explicit ones. "auto": implicit constraints from ``WS_MIN_N`` training rows, else the
-        full solve. False: the one full problem (C a cp.Parameter of a cached compiled problem).
+        docstring): the same optimum, 1.8–9× faster from n = 1000 with implicit constraints,
+        slower with explicit ones. "auto": implicit constraints from ``WS_MIN_N`` training rows,
+        else the full solve. False: the one full problem (C a cp.Parameter of a cached compiled
+        problem).
 
     Attributes
     ----------
