@@ -305,7 +305,7 @@ The benchmark covers 9 discretized regression sets with 10 equal-frequency ranks
 partitions of the ORCA review (Gutiérrez et al., IEEE TKDE 2016). It runs 17 learners: 11 of ordrank
 and 6 reference implementations (skordinal, mord). Model selection is 3-fold CV on the training
 part. This notebook only reads `results/svor_benchmark/benchmark.parquet` and the report CSVs beside
-it (`make benchmark` made them, in 48 minutes on 2 cores)."""),
+it (`make benchmark` made them, in 33 minutes on 2 cores)."""),
     ("code", SETUP + """\
 from ordrank.plotting import scatter_versus
 from ordrank.reports import (average_ranks, fixed, friedman_line, markdown_table, paired_wilcoxon,
