@@ -198,7 +198,11 @@ class Maps:
             i, j = i[keep], j[keep]
         self.i, self.j, self.s, self.k = i, j, np.where(ranks[i] > j, 1.0, -1.0), k
         self.offset = np.where(j >= ranks[i], j - ranks[i], ranks[i] - 1 - j)
-        self.constraints = constraints
+        self.ranks, self.n, self.constraints = ranks, n, constraints
+
+    def beta(self, g):
+        r""":math:`\beta_i = \sum_j s_{ij} g_{ij}`, shape (n,)."""
+        return np.bincount(self.i, self.s * g, minlength=self.n)
 
 
 class Dual(Maps):
@@ -216,18 +220,18 @@ class Dual(Maps):
         S = sp.csr_matrix((self.s, (i, np.arange(m))), shape=(n, m))  # β = S g
         T = sp.csr_matrix((self.s, (j - 1, np.arange(m))), shape=(k - 1, m))  # Σ_i s g, per j
         self.C = cp.Parameter(nonneg=True, value=1.0)
-        self.g, self.beta = cp.Variable(m), cp.Variable(n)
+        self.g, beta = cp.Variable(m), cp.Variable(n)
         sums, self.nu = T @ self.g, None
         if constraints == "explicit" and k > 2:
             self.nu = cp.Variable(k - 2, nonneg=True)
             sums = sums - ordering(k) @ self.nu  # Σ_i s_ij g_ij = ν_{j−1} − ν_j
-        cons = [self.beta == S @ self.g, sums == 0, self.g >= 0, self.g <= self.C]
+        cons = [beta == S @ self.g, sums == 0, self.g >= 0, self.g <= self.C]
         if L is None:  # sparse: faster compile than dense
-            quad = cp.quad_form(self.beta, cp.psd_wrap(dense_csc(K_qp)))
+            quad = cp.quad_form(beta, cp.psd_wrap(dense_csc(K_qp)))
         else:  # ½‖u‖², u = Lᵀβ
             u = cp.Variable(L.shape[1])
             quad = cp.sum_squares(u)
-            cons.append(u == L.T @ self.beta)
+            cons.append(u == L.T @ beta)
         self.problem = cp.Problem(cp.Minimize(0.5 * quad - cp.sum(self.g)), cons)
         self.lock = threading.Lock()
 
@@ -270,11 +274,16 @@ def solver_options(solver, tol, max_iter, factored=False) -> dict:
     return {**opts, "warm_start": True}
 
 
+def at_bounds(g, C, free_tol=1e-3):
+    """Which variables are at 0 and which at C, within ``free_tol``·C: ``(at0, atC)``."""
+    return g <= free_tol * C, g >= (1 - free_tol) * C
+
+
 def bound_sides(g, s, C, free_tol=1e-3):
     """Which variables at a bound (within ``free_tol``·C) bound b_j from below, :math:`b_j \\ge
     e_{ij} = f_i - s_{ij}` (g = 0, s = −1; g = C, s = +1), which from above (g = 0, s = +1;
     g = C, s = −1), and which are free: ``(lower, upper, free)``."""
-    at0, atC = g <= free_tol * C, g >= (1 - free_tol) * C
+    at0, atC = at_bounds(g, C, free_tol)
     return (at0 & (s < 0)) | (atC & (s > 0)), (at0 & (s > 0)) | (atC & (s < 0)), ~(at0 | atC)
 
 
@@ -314,7 +323,7 @@ def margins(f, maps: Maps, g, C, nu, tol):
     side of 1 for g at 0 or C, off 1 for a free g) and which variables are free."""
     b, _ = kkt_thresholds(f, maps, g, C, nu, slack=10 * tol)
     margin = maps.s * (f[maps.i] - b[maps.j - 1])
-    at0, atC = g <= 1e-3 * C, g >= (1 - 1e-3) * C
+    at0, atC = at_bounds(g, C)
     violation = np.where(at0, 1 - margin, np.where(atC, margin - 1, np.abs(margin - 1)))
     return margin, np.maximum(violation, 0), ~(at0 | atC)
 
@@ -341,21 +350,21 @@ class Restricted(NamedTuple):
 CLARABEL_STATUS = {"Solved": "optimal", "AlmostSolved": "optimal_inaccurate"}
 
 
-def restricted_solve(gram: Gram, g, V, C, solver, opts, direct=True) -> Restricted:
+def restricted_solve(gram: Gram, g, V, C, solver, opts) -> Restricted:
     r"""Minimize the dual over the variables ``V`` with the others fixed at their values in the
     feasible ``g``: only the examples E with a variable in V enter the quadratic block
     :math:`K_{EE}`, the fixed part of β enters linearly
     (:math:`\beta_E^\top K_{E,\cdot}\beta_{fixed}`) and in the equality constraints.
 
-    With Clarabel and ``direct`` the problem goes to Clarabel in its standard form
-    (:func:`clarabel_restricted`), else it is a cvxpy problem (:func:`cvxpy_restricted`); the two
-    are the same problem (tests/test_svor.py checks that they agree)."""
+    With Clarabel the problem goes to Clarabel in its standard form (:func:`clarabel_restricted`),
+    with OSQP it is a cvxpy problem (:func:`cvxpy_restricted`); the two are the same problem
+    (tests/test_svor.py checks that they agree)."""
     maps, K = gram.maps, gram.K_qp
     n, k, fixed, work = len(K), maps.k, ~V, np.flatnonzero(V)
     E = np.zeros(n, bool)
     E[maps.i[work]] = True
     rows, loc, m = np.flatnonzero(E), np.cumsum(E) - 1, len(work)
-    fixed_beta = np.bincount(maps.i[fixed], maps.s[fixed] * g[fixed], minlength=n)
+    fixed_beta = maps.beta(np.where(fixed, g, 0.0))
     parts = dict(
         K=K[np.ix_(rows, rows)], linear=K[rows] @ np.where(E, 0.0, fixed_beta),
         fixed_beta=fixed_beta[rows],
@@ -363,7 +372,7 @@ def restricted_solve(gram: Gram, g, V, C, solver, opts, direct=True) -> Restrict
         S=sp.csc_matrix((maps.s[work], (loc[maps.i[work]], np.arange(m))), shape=(len(rows), m)),
         T=sp.csc_matrix((maps.s[work], (maps.j[work] - 1, np.arange(m))), shape=(k - 1, m)),
         explicit=maps.constraints == "explicit" and k > 2, C=C)
-    solve = clarabel_restricted if solver == "CLARABEL" and direct else cvxpy_restricted
+    solve = clarabel_restricted if solver == "CLARABEL" else cvxpy_restricted
     gw, nu, b, status, iterations = solve(parts, solver, opts)
     if gw is not None:
         g = g.copy()
@@ -421,7 +430,7 @@ def clarabel_restricted(parts, solver, opts):
     settings = clarabel.DefaultSettings()
     settings.verbose = False
     for key, value in opts.items():
-        if key not in ("warm_start", "ignore_dpp"):  # cvxpy's keywords
+        if key != "warm_start":  # cvxpy's keyword
             setattr(settings, key, value)
     cones = [clarabel.ZeroConeT(e + t), clarabel.NonnegativeConeT(2 * m + r)]
     solution = clarabel.DefaultSolver(P, q, A, b, cones, settings).solve()
@@ -473,7 +482,7 @@ def solve_rounds(gram: Gram, g, V, C, solver, opts, max_rounds, select):
         worst = status if status != "optimal" else worst
         iterations += its
         largest = max(largest, size)
-        selected = select(K @ np.bincount(maps.i, maps.s * g, minlength=len(K)), g, nu, V)
+        selected = select(K @ maps.beta(g), g, nu, V)
         if selected is None:
             return g, nu, worst, iterations, rounds, largest
         if selected is TIGHTEN:
@@ -502,8 +511,7 @@ def working_set_solve(gram: Gram, C, tol, solver, max_iter):
     g, nu, _, _, status, _ = restricted_solve(gram, g, V, C, solver, loose)
     if status not in ACCEPTED:
         return None
-    margin, _, _ = margins(K @ np.bincount(maps.i, maps.s * g, minlength=len(K)), maps, g, C,
-                           nu, tol)
+    margin, _, _ = margins(K @ maps.beta(g), maps, g, C, nu, tol)
     # guess: the variables clear of their margin at their bound, the others (and enough to
     # balance the guess) in the working set
     V = (np.abs(margin - 1) < WS_DELTA) | ((g > 0.05 * C) & (g < 0.95 * C))
@@ -557,18 +565,16 @@ def working_set_implicit(gram: Gram, C, tol, solver, max_iter):
     maps, K = gram.maps, gram.K_qp
     n, m = len(K), len(maps.i)
     exact = solver_options(solver, tol, max_iter)
-    exact.pop("warm_start")
     if solver == "CLARABEL":
         exact["direct_solve_method"] = "qdldl"  # small blocks: less overhead per iteration
     # first pass: SVORIM on a rank-stratified subsample with C scaled up to the full sample's
-    ranks = 1 + np.bincount(maps.i, maps.s > 0, minlength=n)
     sample = np.zeros(n, bool)
-    sample[np.argsort(ranks, kind="stable")[:: max(1, n // WS_SAMPLE)]] = True
+    sample[np.argsort(maps.ranks, kind="stable")[:: max(1, n // WS_SAMPLE)]] = True
     g, _, b, _, status, _ = restricted_solve(gram, np.zeros(m), sample[maps.i],
                                              C * n / sample.sum(), solver, exact)
     if status not in ACCEPTED:
         return None
-    f = K[:, sample] @ np.bincount(maps.i, maps.s * g, minlength=n)[sample]
+    f = K[:, sample] @ maps.beta(g)[sample]
     margin = maps.s * (f[maps.i] - b[maps.j - 1])
     # guess: every variable at the bound its margin asks for; the WS_FIRST nearest their
     # margin (and enough to balance the guess) in the working set
@@ -713,7 +719,7 @@ class SVOR(OrdinalEstimator):
         if solved is not None:
             g, nu, status, self.n_iter_, self.n_rounds_, self.working_set_size_ = solved
             maps, K = gram.maps, gram.K
-            beta = np.bincount(maps.i, maps.s * g, minlength=len(X))
+            beta = maps.beta(g)
             self.objective_ = float(0.5 * beta @ gram.K_qp @ beta - g.sum())
             self.kernel_rank_ = None
         else:
@@ -724,7 +730,7 @@ class SVOR(OrdinalEstimator):
         self.status_ = status
         if status != "optimal":
             warnings.warn(f"{what}: status={status}", ConvergenceWarning, stacklevel=2)
-        self.dual_coef_ = np.bincount(maps.i, maps.s * g, minlength=len(X))
+        self.dual_coef_ = maps.beta(g)
         self.X_fit_ = X
         f = K @ self.dual_coef_
         self.thresholds_, consistent = kkt_thresholds(f, maps, g, self.C, nu, slack=10 * self.tol)
