@@ -1,6 +1,8 @@
 """Shared fixtures: where the real data lives, and a fast Hypothesis profile."""
 import os
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import pytest
 from hydra import compose, initialize_config_dir
@@ -67,3 +69,18 @@ def shared_data_dir() -> Path:
             pytest.fail(f"CI: {problem}")
         pytest.skip(problem)
     return path
+
+
+@dataclass(frozen=True)
+class Case:
+    """One bad input: ``trigger(tmp_path)`` must raise ``error`` with a message matching ``pattern``.
+
+    The bad-input table is ``tests/test_bad_inputs.py``'s CASES plus the CASES of every
+    ``tests/bad_inputs_<topic>.py``; ``python tests/test_bad_inputs.py`` writes docs/bad_inputs.md.
+    """
+
+    id: str
+    what: str  # the input, as a user would write it (markdown)
+    error: type
+    pattern: str
+    trigger: Callable[[Path], object]

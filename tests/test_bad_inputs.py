@@ -8,13 +8,12 @@ type, the message, and that ``docs/bad_inputs.md`` shows that very message (temp
 from __future__ import annotations
 
 import os
+from importlib import import_module
 import re
 import subprocess
 import sys
 import warnings
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -32,7 +31,7 @@ from ordrank.app import run
 from ordrank.datasets.ratings import load_movielens, load_movielens_100k
 from ordrank.protocols.engine import run_sequences
 
-from conftest import REPO, make_cfg, write
+from conftest import REPO, Case, make_cfg, write
 
 DOC = REPO / "docs" / "bad_inputs.md"
 # the synthetic protocol with two learners, spelled out (independent of how experiments change)
@@ -105,17 +104,6 @@ def run_py(*overrides, experiment="prank_synthetic"):
             raise ExitStatus(f"exit {done.returncode}: {done.stderr.strip()}")
         return done
     return trigger
-
-
-@dataclass(frozen=True)
-class Case:
-    """One bad input: ``trigger(tmp_path)`` must raise ``error`` with a message matching ``pattern``."""
-
-    id: str
-    what: str  # the input, as a user would write it (markdown)
-    error: type
-    pattern: str
-    trigger: Callable[[Path], object]
 
 
 CASES = [
@@ -287,6 +275,10 @@ CASES = [
          r"^exit 2: error: WidrowHoff\(eta=100\) diverged: .* \(kept: \d+ rows of \d+ finished pieces in "
          r"results\.partial\.parquet; see <tmp>/run/ERROR\)$", run_py("algorithms.WH.eta=100", "only=[PRank,WH]")),
 ]
+
+# cases of other topics, one module each (tests/bad_inputs_<topic>.py, a list CASES)
+for _module in sorted(Path(__file__).parent.glob("bad_inputs_*.py")):
+    CASES += import_module(_module.stem).CASES
 
 
 def render(message: str, tmp_path: Path) -> str:
