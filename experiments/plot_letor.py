@@ -1,0 +1,148 @@
+"""The LETOR OHSUMED benchmark from its results table: the NDCG@k figure and the markdown tables.
+
+    python experiments/plot_letor.py     # → figures/letor_ohsumed_ndcg.png, results/letor_ohsumed/report.md
+
+Reads only results tables (and the published LETOR 3.0 baselines in ``docs/published/``, each number
+with its source); never trains anything. The figure shows NDCG@k in LETOR's convention for k = 1..10,
+mean over the test folds with a band of ± 1 standard error, one line per method. ``markdown`` gives
+the README's table; ``published_markdown`` the published numbers beside ours.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from ordrank.reports import _mean_sem  # noqa: E402
+from ordrank.results import atomic_path, read_table, summarize  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+TABLE = "letor_ohsumed/letor_ohsumed.parquet"
+PUBLISHED = REPO / "docs" / "published" / "letor3_ohsumed.csv"
+FIGURE = "letor_ohsumed_ndcg.png"
+COLUMNS = ["letor_ndcg@1", "letor_ndcg@3", "letor_ndcg@5", "letor_ndcg@10", "letor_p@1", "letor_p@3",
+           "letor_p@5", "letor_p@10", "letor_map", "ndcg@10"]
+HEADERS = {"letor_map": "MAP", "ndcg@10": "NDCG@10 (trec)"}
+
+
+def header(metric: str) -> str:
+    return HEADERS.get(metric, metric.removeprefix("letor_").upper().replace("NDCG", "NDCG"))
+
+
+def fold_means(table: pd.DataFrame) -> pd.DataFrame:
+    """Mean, s.e. and count over folds of every (algorithm, metric); failed rows are not averaged."""
+    rows = table[table["value"].notna()]
+    return summarize(rows, by=("algorithm", "metric"))
+
+
+def order(stats: pd.DataFrame, metric: str = "letor_ndcg@10") -> list[str]:
+    """Algorithms by decreasing mean of ``metric`` (then name)."""
+    means = stats[stats["metric"] == metric].sort_values(["mean", "algorithm"], ascending=[False, True],
+                                                         kind="stable")
+    return list(means["algorithm"])
+
+
+def figure(table: pd.DataFrame):
+    stats = fold_means(table)
+    fig, ax = plt.subplots(figsize=(7.0, 4.6))
+    ks = np.arange(1, 11)
+    names = order(stats)
+    cmap = plt.get_cmap("tab20")
+    for i, name in enumerate(names):
+        rows = stats[stats["algorithm"] == name].set_index("metric")
+        mean = np.array([rows.loc[f"letor_ndcg@{k}", "mean"] for k in ks])
+        sem = np.nan_to_num(np.array([rows.loc[f"letor_ndcg@{k}", "sem"] for k in ks]))
+        style = "--" if i % 2 else "-"
+        ax.plot(ks, mean, style, marker="o", ms=3, lw=1.4, color=cmap(i), label=name)
+        ax.fill_between(ks, mean - sem, mean + sem, color=cmap(i), alpha=0.12, lw=0)
+    n = int(stats["n"].max())
+    ax.set(xlabel="k", ylabel="NDCG@k (LETOR's Eval-Score-3.0 convention)", xticks=ks)
+    ax.set_title(f"LETOR 3.0 OHSUMED, test folds (mean ± 1 s.e. over {n} folds)", fontsize="medium")
+    ax.grid(alpha=0.3)
+    ax.legend(frameon=False, fontsize="small", loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.tight_layout()
+    return fig
+
+
+def markdown(table: pd.DataFrame, decimals: int = 4) -> str:
+    """Our methods: mean ± 1 s.e. over the folds of each metric; bold: best of the column."""
+    stats = fold_means(table)
+    names = order(stats)
+    cells = stats.set_index(["algorithm", "metric"])
+    best = {m: stats[stats["metric"] == m]["mean"].max() for m in COLUMNS}
+    lines = ["| method | " + " | ".join(header(m) for m in COLUMNS) + " |",
+             "|---|" + "---|" * len(COLUMNS)]
+    for name in names:
+        row = []
+        for metric in COLUMNS:
+            if (name, metric) not in cells.index:
+                row.append("–")
+                continue
+            mean, sem = cells.loc[(name, metric), ["mean", "sem"]]
+            row.append(_mean_sem(mean, sem, decimals, bold=np.isclose(mean, best[metric])))
+        lines.append(f"| {name} | " + " | ".join(row) + " |")
+    n = int(stats["n"].max())
+    failed = table[table["value"].isna()]
+    lines += ["", f"Test folds of LETOR 3.0 OHSUMED (QueryLevelNorm), mean ± 1 standard error over the {n} "
+              "folds; hyper-parameters chosen by MAP on each fold's validation queries. NDCG@k, P@k and "
+              "MAP in LETOR's convention (Eval-Score-3.0.pl); the last column NDCG@10 as trec_eval / "
+              "ranx compute it (queries without a relevant document left out). Bold: best of the column."]
+    if len(failed):
+        lines.append(f"Failed (not averaged): {sorted(failed['algorithm'].unique())}.")
+    return "\n".join(lines) + "\n"
+
+
+def published_table(path: Path = PUBLISHED) -> pd.DataFrame:
+    """The published numbers: columns method, metric, value, source (one row per number)."""
+    return pd.read_csv(path, comment="#")
+
+
+def published_markdown(table: pd.DataFrame, published: pd.DataFrame, decimals: int = 4) -> str:
+    """Published LETOR 3.0 baselines beside ours (ours: fold means), same metrics; '–' = not found."""
+    stats = fold_means(table).set_index(["algorithm", "metric"])["mean"]
+    metrics = [m for m in COLUMNS if m != "ndcg@10"]
+    lines = ["| method | source | " + " | ".join(header(m) for m in metrics) + " |",
+             "|---|---|" + "---|" * len(metrics)]
+    for method, rows in published.groupby("method", sort=False):
+        values = rows.set_index("metric")["value"]
+        sources = ", ".join(sorted(rows["source"].unique()))
+        cells = [f"{values[m]:.{decimals}f}" if m in values.index else "–" for m in metrics]
+        lines.append(f"| {method} (published) | {sources} | " + " | ".join(cells) + " |")
+    for name in order(fold_means(table)):
+        cells = [f"{stats[(name, m)]:.{decimals}f}" if (name, m) in stats.index else "–" for m in metrics]
+        lines.append(f"| {name} (ordrank) | this repository | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--results", default=REPO / "results", type=Path)
+    parser.add_argument("--figures", default=REPO / "figures", type=Path)
+    parser.add_argument("--table", default=TABLE, help="the table, relative to --results")
+    args = parser.parse_args(argv)
+    path = args.results / args.table
+    if not path.is_file():
+        raise SystemExit(f"plot_letor: results table {path} not found (run the letor_ohsumed experiment)")
+    table = read_table(path)
+    args.figures.mkdir(parents=True, exist_ok=True)
+    fig = figure(table)
+    fig.savefig(args.figures / FIGURE, dpi=120, metadata={"Software": None}, bbox_inches="tight")
+    plt.close(fig)
+    report = path.parent / "report.md"
+    text = "# LETOR 3.0 OHSUMED\n\n" + markdown(table)
+    if PUBLISHED.is_file():
+        text += "\n## Beside the published LETOR 3.0 baselines\n\n" + published_markdown(
+            table, published_table())
+    with atomic_path(report) as tmp:
+        Path(tmp).write_text(text, encoding="utf-8")
+    print(f"wrote {args.figures / FIGURE} and {report}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,189 @@
+"""LETOR's protocol for learning to rank from queries (Qin, Liu, Xu & Li, *LETOR*, Inf. Retr. 2010).
+
+For each fold of a query data set (training, validation and test queries, e.g. LETOR 3.0 OHSUMED's
+five folds) and each learner: fit on the training queries once per point of the learner's grid,
+choose the point whose model scores best on the validation queries by ``selection`` (LETOR's
+baselines used MAP in its own convention, ``letor_map``; ties: the first point in grid order), and
+report that model on the test queries — no refit on training + validation, as in LETOR. Rows
+(metric, value) per (algorithm, fold): each of ``metrics`` (names of
+:mod:`ordrank.metrics.scorers`, the mean over the test queries), with ``params`` (the chosen values,
+JSON) and ``status`` (``ok``, or ``failed: <error>`` with value NaN: the other learners go on).
+
+Learners: a ranker (``fit(X, y, qid=...)``, :class:`~ordrank.algorithms.ranking.RankingEstimator`,
+or a pipeline ending in one: ``qid`` is routed by scikit-learn's metadata routing) or any estimator
+with ``fit(X, y)`` and a real-valued ``decision_function`` (documents are ranked by it, per query).
+No time is recorded in the table, so a rerun of the same config gives the same table byte for byte
+(``benchmarks/bench_ranking.py`` measures speed).
+"""
+from __future__ import annotations
+
+import inspect
+import json
+import logging
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import sklearn
+from sklearn.base import clone
+from sklearn.model_selection import ParameterGrid
+from sklearn.pipeline import Pipeline
+
+from ordrank.metrics.scorers import ranking_metric
+from ordrank.progress import progress
+
+log = logging.getLogger(__name__)
+LETOR_METRICS = ([f"letor_ndcg@{k}" for k in range(1, 11)] + [f"letor_p@{k}" for k in range(1, 11)]
+                 + ["letor_map", "ndcg@10"])
+
+
+def _final(model):
+    return model.steps[-1][1] if isinstance(model, Pipeline) else model
+
+
+def _takes_qid(model) -> bool:
+    """Whether ``model.fit`` (the pipeline's last step's) accepts ``qid``."""
+    return "qid" in inspect.signature(_final(model).fit).parameters
+
+
+def _prefixed(model, grid: dict) -> dict:
+    if not isinstance(model, Pipeline):
+        return dict(grid)
+    return {f"{model.steps[-1][0]}__{key}": list(values) for key, values in grid.items()}
+
+
+def _plain(params: dict) -> str:
+    plain = {key.split("__", 1)[-1]: value for key, value in params.items()}
+    return json.dumps({k: (v.item() if hasattr(v, "item") else v) for k, v in sorted(plain.items())})
+
+
+def fit_ranker(model, part):
+    """``model`` fitted on a :class:`~ordrank.datasets.letor.QuerySet` (qid passed when it takes it)."""
+    if not _takes_qid(model):
+        return model.fit(part.X, part.y)
+    with sklearn.config_context(enable_metadata_routing=isinstance(model, Pipeline)):
+        return model.fit(part.X, part.y, qid=part.qid)
+
+
+def scores_of(model, X) -> np.ndarray:
+    """One real score per row; a learner whose ``decision_function`` is not 1-D is refused."""
+    scores = np.asarray(model.decision_function(X), dtype=np.float64)
+    if scores.ndim != 1:
+        raise ValueError(f"{type(_final(model)).__name__}.decision_function gives shape {scores.shape}, "
+                         "not one score per document: it cannot rank")
+    if not np.all(np.isfinite(scores)):
+        raise FloatingPointError(f"{type(_final(model)).__name__} gave non-finite scores")
+    return scores
+
+
+@dataclass
+class QueryFolds:
+    """Per fold: a model per grid point on the training queries, the best on validation, test.
+
+    Parameters
+    ----------
+    folds : which folds (1-based, as LETOR's Fold1..Fold5); ``None`` = all the data set has.
+    selection : the metric model selection maximizes on the validation queries (a scorer name).
+    metrics : the metrics reported on the test queries (scorer names).
+    grids : learner name → {parameter: list of values}; a learner without a grid is fitted once.
+    """
+
+    folds: int | list[int] | None = None
+    selection: str = "letor_map"
+    metrics: list = field(default_factory=lambda: list(LETOR_METRICS))
+    grids: dict = field(default_factory=dict)
+
+    keys = ("fold",)  # the table's protocol keys
+    splits_data = True  # a feature map goes into each learner's pipeline (fitted on training rows)
+
+    def __post_init__(self):
+        for name in [self.selection, *self.metrics]:
+            ranking_metric(name)  # raises naming the valid names
+        if not self.metrics or len(set(self.metrics)) != len(self.metrics):
+            raise ValueError(f"protocol.metrics must be a non-empty list without repeats, got {self.metrics}")
+        for name, grid in self.grids.items():
+            if not isinstance(grid, dict) or not all(isinstance(v, list) and v for v in grid.values()):
+                raise ValueError(f"protocol.grids.{name} must map parameter names to non-empty lists of "
+                                 f"values, got {grid!r}")
+
+    def chosen_folds(self, n_folds: int) -> list[int]:
+        folds = range(1, n_folds + 1) if self.folds is None else np.atleast_1d(self.folds).tolist()
+        folds = list(folds)
+        for fold in folds:
+            if not isinstance(fold, int) or isinstance(fold, bool) or not 1 <= fold <= n_folds:
+                raise ValueError(f"protocol.folds: fold {fold!r} is not in 1..{n_folds}")
+        if len(set(folds)) != len(folds):
+            raise ValueError(f"protocol.folds lists a fold twice: {folds}")
+        return folds
+
+    def check_learners(self, learners: dict) -> None:
+        unknown = sorted(set(self.grids) - set(learners))
+        if unknown:
+            raise ValueError(f"protocol.grids names {unknown}, which are not among the algorithms "
+                             f"{sorted(learners)}")
+        for name, learner in learners.items():
+            grid = _prefixed(learner, self.grids.get(name, {}))
+            for point in ParameterGrid(grid) if grid else []:
+                try:  # every grid value checked as a parameter before any work
+                    final = _final(clone(learner).set_params(**point))
+                    if hasattr(final, "_validate_params"):
+                        final._validate_params()
+                except (ValueError, TypeError) as error:
+                    raise ValueError(f"protocol.grids.{name}: {point} is not valid for "
+                                     f"{type(_final(learner)).__name__}: {error}") from None
+
+    def iter_run(self, dataset, learners: dict, features=None, seed: int = 0):
+        """Yield one tidy table per (learner, fold), fold by fold."""
+        if features is not None:
+            raise ValueError("QueryFolds takes the feature map inside each learner's pipeline")
+        self.check_learners(learners)
+        folds = self.chosen_folds(dataset.n_folds)
+        with progress(len(folds) * len(learners), "folds x learners") as bar:
+            for fold in folds:
+                parts = dataset.fold(fold)
+                for name, learner in learners.items():
+                    bar.set_postfix_str(f"{name} on fold {fold}", refresh=False)
+                    rows = self.evaluate(learner, self.grids.get(name, {}), parts)
+                    table = pd.DataFrame(rows, columns=["metric", "value", "params", "status"])
+                    table.insert(0, "fold", fold)
+                    table.insert(0, "algorithm", name)
+                    yield table
+                    bar.update()
+
+    def evaluate(self, learner, grid, parts) -> list[tuple]:
+        """Select on validation, test: rows (metric, value, params, status)."""
+        try:
+            model, params = self.select(learner, grid, parts)
+            scores = scores_of(model, parts.test.X)
+            values = {name: ranking_metric(name)(parts.test.y, scores, parts.test.qid)
+                      for name in self.metrics}
+            status = str(getattr(_final(model), "status_", "ok"))
+        except Exception as error:  # noqa: BLE001 - recorded in the table, never lost silently
+            status = f"failed: {type(error).__name__}: {error}"[:500]
+            log.warning("%s failed: %s", type(_final(learner)).__name__, status)
+            values, params = dict.fromkeys(self.metrics, float("nan")), {}
+        chosen = _plain(params)
+        return [(name, float(value), chosen, status) for name, value in values.items()]
+
+    def select(self, learner, grid, parts):
+        """The model (fitted on the training queries) of the grid point best on validation."""
+        points = list(ParameterGrid(_prefixed(learner, grid))) if grid else [{}]
+        metric = ranking_metric(self.selection)
+        best, best_value, errors = None, -np.inf, []
+        for point in points:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", UserWarning)
+                    model = fit_ranker(clone(learner).set_params(**point), parts.train)
+                value = metric(parts.vali.y, scores_of(model, parts.vali.X), parts.vali.qid)
+            except Exception as error:  # noqa: BLE001 - a failed grid point is skipped, and said
+                errors.append(f"{point}: {type(error).__name__}: {error}")
+                continue
+            if best is None or value > best_value:
+                best, best_value, best_point = model, value, point
+        if best is None:
+            raise RuntimeError(f"every grid point failed; first: {errors[0]}")
+        if errors:
+            log.warning("%d grid point(s) failed: %s", len(errors), errors[0])
+        return best, best_point
