@@ -59,8 +59,8 @@ class OrdinalRanker(RankingEstimator):
     Raises
     ------
     ValueError
-        In ``fit``, for a learner without ``decision_function`` or whose ``decision_function``
-        gives more than one score per row (one per class).
+        In ``fit``, for grades that are not integers, for a learner without ``decision_function``
+        or whose ``decision_function`` gives more than one score per row (one per class).
     """
 
     _parameter_constraints: dict = {"estimator": [HasMethods(["fit"])]}
@@ -75,6 +75,11 @@ class OrdinalRanker(RankingEstimator):
             raise _no_latent_score(self.estimator, "it has no decision_function (it predicts ranks "
                                    "only)")
         X, y, _ = self._validate_queries(X, y, qid)
+        fractional = np.flatnonzero(y != np.round(y))
+        if fractional.size:
+            row = int(fractional[0])
+            raise ValueError(f"OrdinalRanker: the relevance grades are the ordinal learner's labels "
+                             f"and must be integers; row {row} has {float(y[row])}")
         learner = clone(self.estimator).fit(X, y)
         shape = np.shape(learner.decision_function(X[:1]))
         if shape != (1,):

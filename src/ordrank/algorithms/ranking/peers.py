@@ -27,8 +27,8 @@ non-decreasing ``qid``: the adapter passes each row's query index 0..n_queries�
 force_row_wise=True`` and the seed ``random_state``, XGBoost with ``tree_method="hist"`` and
 ``random_state``: two fits on the same data give identical scores.
 
-The libraries are imported inside ``fit`` (ordrank imports without them); a missing one raises an
-ImportError saying what to install: ``pip install "lightgbm>=4"`` / ``pip install "xgboost-cpu>=2"``
+The libraries are imported inside ``fit``, after the data is checked (ordrank imports without
+them); a missing one raises an ImportError saying what to install: ``pip install "lightgbm>=4"`` / ``pip install "xgboost-cpu>=2"``
 (both are in ordrank's ``dev`` extra).
 """
 from __future__ import annotations
@@ -59,7 +59,7 @@ def check_grades(y, owner: str, max_grade: int | None, hint: str = "") -> np.nda
     if np.any(bad):
         row = int(np.flatnonzero(bad)[0])
         raise ValueError(f"{owner}: relevance labels must be non-negative integers (the library uses "
-                         f"them as gain indices 2^y − 1); row {row} has {y[row]!r}")
+                         f"them as gain indices 2^y − 1); row {row} has {float(y[row])}")
     if max_grade is not None and len(y) and y.max() > max_grade:
         row = int(np.argmax(y))
         raise ValueError(f"{owner}: relevance label {int(y[row])} at row {row} is above {max_grade}, "
@@ -81,6 +81,17 @@ _SHARED = {
 
 
 class _Peer(RankingEstimator):
+    def _keywords(self, fixed: dict, **given) -> dict:
+        """The library's keywords: the adapter's parameters ``given``, then ``fixed`` (determinism
+        and quiet defaults, which ``params`` may override), then ``params``; a key of ``params``
+        that is one of the adapter's own parameters is refused (set it directly)."""
+        extra = dict(self.params or {})
+        clash = sorted(set(extra) & set(self.get_params()))
+        if clash:
+            raise ValueError(f"{type(self).__name__}: params sets {clash}, parameters of "
+                             f"{type(self).__name__} itself; set them directly")
+        return {**given, **fixed, **extra}
+
     def _scores(self, X):
         return np.asarray(self.model_.predict(X), dtype=np.float64)
 
@@ -110,7 +121,9 @@ class LightGBMRanker(_Peer):
     n_jobs : int, default=1
         Threads (1: the results are deterministic and the machine is shared).
     params : dict or None
-        Any other ``LGBMRanker`` keyword (e.g. ``label_gain``, ``lambdarank_truncation_level``).
+        Any other ``LGBMRanker`` keyword (e.g. ``label_gain``, ``lambdarank_truncation_level``);
+        it may override the fixed ``deterministic``, ``force_row_wise``, ``verbose``, not the
+        parameters above.
 
     Attributes
     ----------
@@ -146,18 +159,19 @@ class LightGBMRanker(_Peer):
     def fit(self, X, y, qid=None):
         """Fit LGBMRanker on ``(X, y)`` with the group sizes of ``qid`` (None: one query)."""
         self._validate_params()
-        lightgbm = import_peer("lightgbm", "lightgbm>=4", type(self).__name__)
         X, y, qid = self._validate_queries(X, y, qid)
         extra = dict(self.params or {})
         y = check_grades(y, type(self).__name__, None if "label_gain" in extra else 30,
                          " or pass label_gain (one gain per grade) in params")
-        self.model_ = lightgbm.LGBMRanker(
+        lightgbm = import_peer("lightgbm", "lightgbm>=4", type(self).__name__)
+        self.model_ = lightgbm.LGBMRanker(**self._keywords(
+            {"deterministic": True, "force_row_wise": True, "verbose": -1,
+             "subsample_freq": 1 if self.subsample < 1 else 0},
             objective=self.objective, n_estimators=self.n_estimators,
             learning_rate=self.learning_rate, num_leaves=self.num_leaves, max_depth=self.max_depth,
             min_child_samples=self.min_child_samples, subsample=self.subsample,
-            subsample_freq=1 if self.subsample < 1 else 0, colsample_bytree=self.colsample_bytree,
-            reg_lambda=self.reg_lambda, random_state=self.random_state, n_jobs=self.n_jobs,
-            deterministic=True, force_row_wise=True, verbose=-1, **extra)
+            colsample_bytree=self.colsample_bytree, reg_lambda=self.reg_lambda,
+            random_state=self.random_state, n_jobs=self.n_jobs))
         self.model_.fit(X, y, group=group_sizes(qid))
         return self
 
@@ -178,7 +192,8 @@ class XGBoostRanker(_Peer):
     random_state : int, default=0
     n_jobs : int, default=1
     params : dict or None
-        Any other ``XGBRanker`` keyword (e.g. ``lambdarank_pair_method``, ``ndcg_exp_gain``).
+        Any other ``XGBRanker`` keyword (e.g. ``lambdarank_pair_method``, ``ndcg_exp_gain``); it
+        may override the fixed ``tree_method``, not the parameters above.
 
     Attributes
     ----------
@@ -212,17 +227,18 @@ class XGBoostRanker(_Peer):
     def fit(self, X, y, qid=None):
         """Fit XGBRanker on ``(X, y)`` with each row's query index (None: one query)."""
         self._validate_params()
-        xgboost = import_peer("xgboost", "xgboost-cpu>=2", type(self).__name__)
         X, y, qid = self._validate_queries(X, y, qid)
         extra = dict(self.params or {})
         exp_gain = self.objective == "rank:ndcg" and extra.get("ndcg_exp_gain", True)
         y = check_grades(y, type(self).__name__, 31 if exp_gain else None,
                          ' or pass params={"ndcg_exp_gain": False}')
-        self.model_ = xgboost.XGBRanker(
+        xgboost = import_peer("xgboost", "xgboost-cpu>=2", type(self).__name__)
+        self.model_ = xgboost.XGBRanker(**self._keywords(
+            {"tree_method": "hist"},
             objective=self.objective, n_estimators=self.n_estimators,
             learning_rate=self.learning_rate, max_depth=self.max_depth,
             min_child_weight=self.min_child_weight, subsample=self.subsample,
             colsample_bytree=self.colsample_bytree, reg_lambda=self.reg_lambda,
-            tree_method="hist", random_state=self.random_state, n_jobs=self.n_jobs, **extra)
+            random_state=self.random_state, n_jobs=self.n_jobs))
         self.model_.fit(X, y, qid=query_index(qid))
         return self
