@@ -9,6 +9,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, GroupKFold
 from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ordrank.algorithms import (MulticlassPerceptron, OrderedRegression, OrdinalReduction,
                                 PredtronOrdinal, PRank, ReductionSVM, RoundedRegression, SVOR,
@@ -170,3 +171,8 @@ def test_reduction_scores_agree_with_the_answers(learner):
         g = model._extended_scores(X)
     assert np.array_equal(g > 0, model.extended_decision(X))
     np.testing.assert_allclose(model.decision_function(X), g.sum(axis=1))
+
+
+@parametrize_with_checks([OrdinalRanker(PRank()), OrdinalRanker(SVOR(kernel="linear"))])
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)

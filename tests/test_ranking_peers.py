@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import sklearn
 from sklearn.model_selection import GridSearchCV, GroupKFold
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ordrank.algorithms.ranking import LeastSquaresRanker, LightGBMRanker, XGBoostRanker
 from ordrank.metrics.ranking import ndcg_at_k
@@ -154,3 +155,9 @@ def test_least_squares_handles_collinear_and_constant_columns():
     model = LeastSquaresRanker().fit(X, y, qid=qid)
     assert np.all(np.isfinite(model.coef_))
     assert np.all(ndcg_at_k(y, model.predict(X), qid, k=None) == 1.0)
+
+
+@parametrize_with_checks([LeastSquaresRanker(), LightGBMRanker(n_estimators=5),
+                          XGBoostRanker(n_estimators=5)])
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
