@@ -4,11 +4,11 @@ Thin adapters (:class:`~ordrank.algorithms.ranking.RankingEstimator`: ``fit(X, y
 around ``lightgbm.LGBMRanker`` and ``xgboost.XGBRanker``; nothing of the learners is re-implemented.
 
 LambdaMART (Burges, "From RankNet to LambdaRank to LambdaMART: an overview", MSR-TR-2010-82) fits
-gradient-boosted trees F to the λ-gradients of RankNet's pairwise cost, each pair weighted by the
-change of NDCG its swap would make:
+gradient-boosted regression trees to the λ-gradients of RankNet's pairwise cost, each pair weighted
+by the change of NDCG its swap would make:
 
 .. math:: \lambda_i = \sum_{j:\,(i,j)} \frac{-\sigma\,|\Delta\mathrm{NDCG}_{ij}|}
-          {1 + e^{\sigma (s_i - s_j)}} - \sum_{j:\,(j,i)} \frac{-\sigma\,|\Delta\mathrm{NDCG}_{ij}|}
+          {1 + e^{\sigma (s_i - s_j)}} - \sum_{j:\,(j,i)} \frac{-\sigma\,|\Delta\mathrm{NDCG}_{ji}|}
           {1 + e^{\sigma (s_j - s_i)}},
 
 pairs (i, j) within a query with y_i > y_j. XGBoost's ``rank:pairwise`` is the same pairwise
@@ -28,8 +28,8 @@ force_row_wise=True`` and the seed ``random_state``, XGBoost with ``tree_method=
 ``random_state``: two fits on the same data give identical scores.
 
 The libraries are imported inside ``fit``, after the data is checked (ordrank imports without
-them); a missing one raises an ImportError saying what to install: ``pip install "lightgbm>=4"`` / ``pip install "xgboost-cpu>=2"``
-(both are in ordrank's ``dev`` extra).
+them); a missing one raises an ImportError saying what to install: ``pip install "lightgbm>=4"``
+or ``pip install "xgboost-cpu>=2"`` (both are in ordrank's ``dev`` extra).
 """
 from __future__ import annotations
 
