@@ -169,15 +169,40 @@ class OrdinalReduction(OrdinalEstimator):
         """The K−1 binary answers g(x, k) > 0 as an (n, K−1) boolean array (row = x, column = k)."""
         return self._extended_decision(self._checked(X))
 
-    def _extended_decision(self, X):
+    def _questions(self, X):
+        """The extended inputs (x, k) of every row for k = 1..K−1, k-major: (n·(K−1), d')."""
         n, K1 = X.shape[0], self.n_ranks_ - 1
-        Z = self._extend(np.tile(X, (K1, 1)), np.repeat(np.arange(1, K1 + 1), n))
-        est = self.estimator_
+        return self._extend(np.tile(X, (K1, 1)), np.repeat(np.arange(1, K1 + 1), n))
+
+    def _extended_decision(self, X):
+        Z, est = self._questions(X), self.estimator_
         if hasattr(est, "decision_function"):
             yes = est.decision_function(Z) > 0
         else:
             yes = est.predict(Z) == 1
-        return yes.reshape(K1, n).T
+        return yes.reshape(self.n_ranks_ - 1, X.shape[0]).T
+
+    def decision_function(self, X) -> np.ndarray:
+        r"""A latent real score per row, :math:`s(x) = \sum_{k=1}^{K-1} g(x, k)` (for ranking).
+
+        g is the binary learner's ``decision_function``; for a learner without one, its
+        ``predict_proba`` as :math:`2P(+1 \mid (x, k)) - 1` (e.g. a decision tree), else its ±1
+        answers. With the one-hot encoding and a learner linear in it, g(x, k) = f(x) + b_k and
+        s(x) = (K−1) f(x) + Σ_k b_k orders rows as the paper's latent f; in general s is the rank
+        count :math:`\sum_k [g(x, k) > 0]` refined by the answers' confidence. Shape (n_samples,).
+        """
+        return self._extended_scores(self._checked(X)).sum(axis=1)
+
+    def _extended_scores(self, X):
+        """The real answers g(x, k) as an (n, K−1) array (see :meth:`decision_function`)."""
+        Z, est = self._questions(X), self.estimator_
+        if hasattr(est, "decision_function"):
+            g = est.decision_function(Z)
+        elif hasattr(est, "predict_proba"):
+            g = 2.0 * est.predict_proba(Z)[:, list(est.classes_).index(1)] - 1.0
+        else:
+            g = np.where(est.predict(Z) == 1, 1.0, -1.0)
+        return np.asarray(g, dtype=np.float64).reshape(self.n_ranks_ - 1, X.shape[0]).T
 
     def _predict_ranks(self, X):
         return 1 + self._extended_decision(X).sum(axis=1)
@@ -255,6 +280,11 @@ class ReductionSVM(OrdinalReduction):
     def _extended_decision(self, X):
         f = self._base_kernel(X, self.support_x_) @ self.dual_coef_
         return f[:, None] > self.thresholds_[None, :]
+
+    def _extended_scores(self, X):
+        """g(x, k) = f(x) − θ_k: :meth:`decision_function` is (K−1) f(x) − Σ_k θ_k, ordered as f."""
+        f = self._base_kernel(X, self.support_x_) @ self.dual_coef_
+        return f[:, None] - self.thresholds_[None, :]
 
 
 def reduction_tree(*, min_samples_leaf=1, max_depth=None, cost="absolute", encoding="integer",
