@@ -271,7 +271,7 @@ class LetorData:
     fetch: str | None = None
 
     def __post_init__(self):
-        if self.path in (None, "", "???"):
+        if self.path in (None, ""):
             raise ValueError("dataset.path must name a LETOR folder, e.g. dataset.path=/data/MQ2008")
         if self.n_features is not None and (isinstance(self.n_features, bool) or not isinstance(self.n_features, int)
                                             or self.n_features < 1):
