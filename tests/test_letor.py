@@ -82,7 +82,10 @@ BAD_LINES = [
     ("0 qid:1 1:1\n0 qid:1 1:x 2:1\n", 2, r"malformed feature '1:x'"),
     ("0 qid:1 1:1\n0 qid:1 0:1 2:1\n", 2, r"feature index 0 in '0:1': indices start at 1"),
     ("0 qid:1 1:1\n0 qid:1 2:1 1:1 3:1\n", 2, r"feature index 1 after 2: indices must increase"),
-    ("0 qid:1 1:1 #docid = a\n0 qid:1 1:1\n", 2, r"no '#docid = \.\.\.' comment, while line 1"),
+    ("0 qid:1 1:1\n\n0 qid:1 1:1 2:NULL\n", 3, r"malformed feature '2:NULL' .*LETOR's NULL version"),
+    ("0 qid:1 1:1\n# x\n0 qid:1 1:1 2:nan\n", 3, r"a feature value is NaN or infinite"),
+    ("0 qid:1 1:1\n0 qid:1 1:1\n1 qid:2 1:1 2:-inf\n", 3, r"a feature value is NaN or infinite"),
+    ("0 qid:1 1:1 #docid = a\n0 qid:1 1:1\n", 2, r"no '#docid = \.\.\.' comment, while line 1 has one; every line or none"),
 ]
 
 

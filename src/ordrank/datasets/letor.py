@@ -94,7 +94,8 @@ def _feature_token(path, number: int, token: str, previous: int) -> int:
     except ValueError:
         index = None
     if not colon or index is None:
-        _fail(path, number, f"malformed feature {token!r} (expected index:value)")
+        null = " (LETOR's NULL version: read its MIN or QueryLevelNorm version)" if value == "NULL" else ""
+        _fail(path, number, f"malformed feature {token!r} (expected index:value){null}")
     if index < 1:
         _fail(path, number, f"feature index {index} in {token!r}: indices start at 1")
     if index <= previous:
@@ -139,12 +140,7 @@ def _scan(path: Path, text: str, n_features: int | None, full: bool):
         numbers.append(number)
     if not qids:
         _fail(path, None, "no query in the file (empty, or only comments and blank lines)")
-    has = [d is not None for d in docids]
-    if any(has) and not all(has):
-        i = has.index(not has[0])
-        what = "no '#docid = ...' comment, while" if has[0] else "a '#docid = ...' comment, while not"
-        _fail(path, numbers[i], f"{what} line {numbers[0]}: every line or none must name its document")
-    return labels, qids, docids
+    return labels, qids, docids, numbers
 
 
 def load_letor(path, n_features: int | None = None, dtype=np.float64) -> QuerySet:
@@ -163,13 +159,22 @@ def load_letor(path, n_features: int | None = None, dtype=np.float64) -> QuerySe
         return _CACHE[key]
     raw = path.read_bytes().replace(b"\r\n", b"\n")
     text = raw.decode("utf-8", errors="replace")
-    labels, qids, docids = _scan(path, text, n_features, full=False)
+    labels, qids, docids, numbers = _scan(path, text, n_features, full=False)
     try:
         X, _, qid = load_svmlight_file(io.BytesIO(raw), n_features=n_features, dtype=dtype, query_id=True,
                                        zero_based=False)
     except ValueError as error:  # locate the bad token, else report scikit-learn's message with the file
         _scan(path, text, n_features, full=True)
         _fail(path, None, f"scikit-learn could not parse it: {error}")
+    if not np.all(np.isfinite(X.data)):
+        row = np.searchsorted(X.indptr, np.flatnonzero(~np.isfinite(X.data))[0], side="right") - 1
+        _fail(path, numbers[row], "a feature value is NaN or infinite")
+    has = [d is not None for d in docids]
+    if any(has) and not all(has):
+        i = has.index(not has[0])
+        what = "no '#docid = ...' comment, while line {} has one" if has[0] else \
+            "a '#docid = ...' comment, while line {} has none"
+        _fail(path, numbers[i], what.format(numbers[0]) + "; every line or none must name its document")
     X = np.ascontiguousarray(X.toarray())
     y, qid = np.asarray(labels, dtype=np.int64), qid.astype(np.int64)
     if not np.array_equal(qid, qids):  # cannot happen unless the two parsers disagree
