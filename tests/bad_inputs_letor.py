@@ -23,10 +23,11 @@ def fold(**parts):
     return trigger
 
 
-def ohsumed_config(tmp):
+def build_config(tmp, *overrides):
+    """Build the datasets of a config with ``data_dir=<tmp>`` (as ``python run.py`` does before any work)."""
     from ordrank.app import build
 
-    return build(make_cfg(["dataset=letor_ohsumed", f"data_dir={tmp}", "+algorithm@algorithms.PRank=prank"]))
+    return build(make_cfg([*overrides, f"data_dir={tmp}", "+algorithm@algorithms.PRank=prank"]))
 
 
 CASES = [
@@ -75,8 +76,8 @@ CASES = [
     Case("letor-ohsumed-missing", "`dataset=letor_ohsumed` with no `letor3-ohsumed/` in the data directory",
          FileNotFoundError,
          r"^LETOR folder not found: expected it at <tmp>/letor3-ohsumed\. .* Get it with: python -m ordrank\.data "
-         r"fetch letor3-ohsumed --data-dir <tmp>\.$", ohsumed_config),
-    Case("letor-no-path", "`dataset=letor` without `dataset.path`", ValueError,
+         r"fetch letor3-ohsumed --data-dir <tmp>\.$", lambda tmp: build_config(tmp, "dataset=letor_ohsumed")),
+    Case("letor-no-path", "`dataset=letor dataset.path=null`", ValueError,
          r"^dataset\.path must name a LETOR folder, e\.g\. dataset\.path=/data/MQ2008$",
-         lambda tmp: LetorData(None)),
+         lambda tmp: build_config(tmp, "dataset=letor", "dataset.path=null")),
 ]

@@ -200,7 +200,7 @@ def test_the_ohsumed_config_names_the_path_and_the_fetch_command_when_missing(tm
                        + r".*python -m ordrank.data fetch letor3-ohsumed --data-dir " + re.escape(str(tmp_path))):
         build(cfg)
     with pytest.raises(ValueError, match=r"dataset.path must name a LETOR folder"):
-        build(make_cfg(["dataset=letor", "+algorithm@algorithms.PRank=prank"]))
+        build(make_cfg(["dataset=letor", "dataset.path=null", "+algorithm@algorithms.PRank=prank"]))
 
 
 def test_the_any_folder_config_reads_a_user_folder(tmp_path):
