@@ -60,7 +60,7 @@ CASES = [
          r"^Fold1: query 1 is in both train \(<tmp>/set/Fold1/train\.txt\) and test \(<tmp>/set/Fold1/test\.txt\); "
          r"a fold's parts \(and subsets\) must hold different queries$", fold(test=GOOD)),
     Case("letor-feature-counts-differ", "`Fold1/vali.txt` with 4 features, train and test with 3", LetorFormatError,
-         r"^Fold1: its parts have different feature counts \(train 3 in <tmp>/set/Fold1/train\.txt, vali 4 in "
+         r"^Fold1: its files have different feature counts \(train 3 in <tmp>/set/Fold1/train\.txt, vali 4 in "
          r"<tmp>/set/Fold1/vali\.txt, test 3 in <tmp>/set/Fold1/test\.txt\); pass n_features",
          fold(vali="0 qid:2 1:1 4:1\n")),
     Case("letor-fold-file-missing", "a LETOR 4.0 folder whose `Fold2/` has no `vali.txt`", FileNotFoundError,

@@ -85,7 +85,8 @@ BAD_LINES = [
     ("0 qid:1 1:1\n\n0 qid:1 1:1 2:NULL\n", 3, r"malformed feature '2:NULL' .*LETOR's NULL version"),
     ("0 qid:1 1:1\n# x\n0 qid:1 1:1 2:nan\n", 3, r"a feature value is NaN or infinite"),
     ("0 qid:1 1:1\n0 qid:1 1:1\n1 qid:2 1:1 2:-inf\n", 3, r"a feature value is NaN or infinite"),
-    ("0 qid:1 1:1 #docid = a\n0 qid:1 1:1\n", 2, r"no '#docid = \.\.\.' comment, while line 1 has one; every line or none"),
+    ("0 qid:1 1:1 #docid = a\n0 qid:1 1:1\n", 2, r"no '#docid = \.\.\.' comment, while line 1 has one; every line"),
+    ("0 qid:1 1:1\n0 qid:1 1:1 #docid = a\n", 2, r"a '#docid = \.\.\.' comment, while line 1 has none; every line"),
 ]
 
 
@@ -109,7 +110,8 @@ def write_folds(root, names, n_folds=2, features=3):
     """A Fold<k>/ layout: query q of fold k, part j is 100 k + 10 j + (0, 1)."""
     for k in range(1, n_folds + 1):
         for j, name in enumerate(names):
-            write(root / f"Fold{k}" / name, lines(100 * k + 10 * j, 3, features) + lines(100 * k + 10 * j + 1, 2, features))
+            q = 100 * k + 10 * j
+            write(root / f"Fold{k}" / name, lines(q, 3, features) + lines(q + 1, 2, features))
 
 
 @pytest.mark.parametrize("names, layout", [(("train.txt", "vali.txt", "test.txt"), "LETOR 4.0"),
@@ -136,6 +138,7 @@ def test_subsets_rotate_into_folds_and_the_query_level_norm_subfolder_is_found(t
                                                                                (4, 2, 3), (5, 3, 4)]
     assert [np.unique(f.train.qid // 10).tolist() for f in folds][:2] == [[1, 2, 3], [2, 3, 4]]
     assert all(len(f.train) == 15 and len(f.vali) == len(f.test) == 5 for f in folds)
+    assert not folds[0].train.X.flags.writeable and not folds[0].test.X.flags.writeable
     assert [p.name for p in found[3][1]["train"]] == ["S4.txt", "S5.txt", "S1.txt"]
 
 
@@ -169,10 +172,18 @@ def test_a_query_in_two_parts_of_a_fold(tmp_path):
 def test_parts_with_different_feature_counts(tmp_path):
     write_folds(tmp_path, ("train.txt", "vali.txt", "test.txt"), n_folds=1)
     write(tmp_path / "Fold1" / "vali.txt", lines(7, features=4))
-    with pytest.raises(LetorFormatError, match=r"Fold1: its parts have different feature counts \(train 3 in .*, "
+    with pytest.raises(LetorFormatError, match=r"Fold1: its files have different feature counts \(train 3 in .*, "
                                                r"vali 4 in .*, test 3 in .*\); pass n_features"):
         letor_folds(tmp_path)
     assert letor_folds(tmp_path, n_features=4)[0].train.X.shape == (5, 4)
+
+
+def test_subsets_with_different_feature_counts(tmp_path):
+    for i in range(1, 4):  # three subsets: Fold1 trains on S1 alone
+        write(tmp_path / f"S{i}.txt", lines(i, features=4 if i == 2 else 3))
+    with pytest.raises(LetorFormatError, match=r"Fold1: its files have different feature counts \(train 3 in .*S1.txt, "
+                                               r"vali 4 in .*S2.txt, test 3 in .*S3.txt\)"):
+        letor_folds(tmp_path)
 
 
 def test_missing_fold_file_unknown_layout_missing_folder_and_gaps(tmp_path):

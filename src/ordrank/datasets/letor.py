@@ -17,8 +17,8 @@ Folds (:func:`letor_folds`), for whatever folder ``path`` is (or its ``QueryLeve
   standard rotation: fold i trains on S_i .. S_{i+n-3}, validates on S_{i+n-2} and tests on S_{i+n-1}
   (indices mod n; for n = 5: Fold1 = S1 S2 S3 / S4 / S5, Fold2 = S2 S3 S4 / S5 / S1, ...).
 
-Every fold ``Fold<k>`` found is used (k = 1, 2, ...). A query id may not be in two parts of a fold.
-Parsed files are cached by (path, size, mtime), and their arrays are read-only (copy to modify).
+Every fold ``Fold<k>`` found is used. A query id may not be in two parts of a fold. Parsed files are
+cached by (path, size, mtime); all arrays returned are read-only (copy to modify).
 """
 from __future__ import annotations
 
@@ -180,12 +180,15 @@ def load_letor(path, n_features: int | None = None, dtype=np.float64) -> QuerySe
     if not np.array_equal(qid, qids):  # cannot happen unless the two parsers disagree
         _fail(path, None, "query ids read by scikit-learn differ from the lines' qid: tokens")
     docid = None if docids[0] is None else np.asarray(docids, dtype=str)
-    for array in (X, y, qid, docid):
+    _CACHE[key] = _read_only(QuerySet(X, y, qid, docid, path))
+    return _CACHE[key]
+
+
+def _read_only(data: QuerySet) -> QuerySet:
+    for array in (data.X, data.y, data.qid, data.docid):
         if array is not None:
             array.flags.writeable = False
-    result = QuerySet(X, y, qid, docid, path)
-    _CACHE[key] = result
-    return result
+    return data
 
 
 def concat(sets: list[QuerySet]) -> QuerySet:
@@ -194,7 +197,7 @@ def concat(sets: list[QuerySet]) -> QuerySet:
         return sets[0]
     docid = None if any(s.docid is None for s in sets) else np.concatenate([s.docid for s in sets])
     parts = [np.concatenate([getattr(s, a) for s in sets]) for a in ("X", "y", "qid")]
-    return QuerySet(*parts, docid, sets[0].path)
+    return _read_only(QuerySet(*parts, docid, sets[0].path))
 
 
 def find_layout(path) -> tuple[str, list[tuple[str, dict[str, list[Path]]]]]:
@@ -231,21 +234,20 @@ def find_layout(path) -> tuple[str, list[tuple[str, dict[str, list[Path]]]]]:
 
 
 def _fold(name: str, files: dict[str, list[Path]], n_features: int | None, dtype) -> Fold:
-    parts = {p: concat([load_letor(f, n_features, dtype) for f in fs]) for p, fs in files.items()}
-    widths = {p: s.n_features for p, s in parts.items()}
-    if len(set(widths.values())) > 1:
-        raise LetorFormatError(f"{name}: its parts have different feature counts ("
-                               + ", ".join(f"{p} {w} in {files[p][0]}" for p, w in widths.items())
-                               + "); pass n_features to read them with one count")
+    loaded = {p: [load_letor(f, n_features, dtype) for f in fs] for p, fs in files.items()}
+    counts = [f"{p} {s.n_features} in {s.path}" for p in PARTS for s in loaded[p]]
+    if len({s.n_features for p in PARTS for s in loaded[p]}) > 1:
+        raise LetorFormatError(f"{name}: its files have different feature counts ({', '.join(counts)}); "
+                               "pass n_features to read them with one count")
     owner: dict[int, str] = {}
     for p in PARTS:
-        for f in files[p]:
-            for q in np.unique(load_letor(f, n_features, dtype).qid).tolist():
+        for s in loaded[p]:
+            for q in np.unique(s.qid).tolist():
                 if q in owner:
-                    raise LetorFormatError(f"{name}: query {q} is in both {owner[q]} and {p} ({f}); "
+                    raise LetorFormatError(f"{name}: query {q} is in both {owner[q]} and {p} ({s.path}); "
                                            "a fold's parts (and subsets) must hold different queries")
-                owner[q] = f"{p} ({f})"
-    return Fold(name, parts["train"], parts["vali"], parts["test"], files)
+                owner[q] = f"{p} ({s.path})"
+    return Fold(name, *(concat(loaded[p]) for p in PARTS), files)
 
 
 def letor_folds(path, n_features: int | None = None, dtype=np.float64) -> list[Fold]:
@@ -256,7 +258,8 @@ def letor_folds(path, n_features: int | None = None, dtype=np.float64) -> list[F
 
 @dataclass
 class LetorData:
-    """A LETOR folder for the experiments (``conf/dataset/letor*.yaml``): folds found at once, read on demand.
+    """A LETOR folder for the experiments (``conf/dataset/letor*.yaml``): layout found at once, folds read
+    on demand (``fold(i)``, ``folds()``, ``n_folds``, ``layout``, ``folder``).
 
     Parameters
     ----------
@@ -278,14 +281,14 @@ class LetorData:
     def __post_init__(self):
         if self.path in (None, ""):
             raise ValueError("dataset.path must name a LETOR folder, e.g. dataset.path=/data/MQ2008")
-        if self.n_features is not None and (isinstance(self.n_features, bool) or not isinstance(self.n_features, int)
-                                            or self.n_features < 1):
+        if self.n_features is not None and not (type(self.n_features) is int and self.n_features >= 1):
             raise ValueError(f"dataset.n_features must be null or a positive integer, got {self.n_features!r}")
         folder = Path(self.path).expanduser()
         self.folder = folder if folder.is_absolute() else resolve_data_dir(self.data_dir) / folder
         if not self.folder.is_dir():
-            how = (f"Get it with: python -m ordrank.data fetch {self.fetch} --data-dir {resolve_data_dir(self.data_dir)}"
-                   if self.fetch else "Point dataset.path at a LETOR folder (absolute, or under the data directory)")
+            root = resolve_data_dir(self.data_dir)
+            how = (f"Get it with: python -m ordrank.data fetch {self.fetch} --data-dir {root}" if self.fetch
+                   else "Point dataset.path at a LETOR folder (absolute, or under the data directory)")
             raise FileNotFoundError(f"LETOR folder not found: expected it at {self.folder}. "
                                     f"Set the data directory with the config key `data_dir` or ORDRANK_DATA. {how}.")
         self.layout, self._folds = find_layout(self.folder)
@@ -301,5 +304,5 @@ class LetorData:
         return _fold(*self._folds[i], self.n_features, np.float64)
 
     def folds(self):
-        """Iterate over the folds in order."""
+        """The folds in order, each read when reached."""
         return (self.fold(i) for i in range(self.n_folds))
