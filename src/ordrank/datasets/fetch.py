@@ -271,6 +271,9 @@ DATASETS: dict[str, DataSet] = {ds.name: ds for ds in [
 """Every real data set the project reads, by name."""
 
 # --- LETOR 3.0 OHSUMED (QueryLevelNorm): the five test files of LETOR's folds as subsets S1..S5 ----------
+# No hash of OHSUMED.zip could be verified offline: the five installed files are pinned instead (their
+# sha256 as in a public copy of the LETOR folders). LETOR 4.0 (MQ2007/MQ2008: .rar archives behind a license
+# page, no verifiable hash) is not registered; conf/dataset/letor.yaml reads any unpacked LETOR folder.
 
 LETOR3 = "http://research.microsoft.com/en-us/um/beijing/projects/letor/LETOR3.0/"
 OHSUMED_SUBSETS = {  # installed file: (the fold whose test.txt it is in OHSUMED.zip, its sha256)
