@@ -460,7 +460,7 @@ def test_real_ohsumed_subsets_come_from_the_official_zip_layout(mirror, shared_d
         assert (tmp_path / "letor3-ohsumed" / "QueryLevelNorm" / name).read_bytes() == data
     assert sorted(p.name for p in (tmp_path / "letor3-ohsumed").rglob("*")) == ["QueryLevelNorm", *sorted(subsets)]
     assert missing(["letor3-ohsumed"], tmp_path) == []
-    assert len(LetorData("letor3-ohsumed", data_dir=tmp_path, n_features=45).fold(0).train) == 9_219
+    assert len(LetorData("letor3-ohsumed", data_dir=tmp_path, n_features=45).fold(1).train) == 9_219
 
 
 def test_an_ohsumed_zip_without_a_fold_or_with_other_files_is_refused(mirror, tmp_path):

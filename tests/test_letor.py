@@ -153,10 +153,12 @@ def test_letor_data_reads_a_folder_under_the_data_directory_on_demand(tmp_path):
     write_folds(tmp_path / "MQ2008", ("train.txt", "vali.txt", "test.txt"), n_folds=5, features=4)
     data = LetorData("MQ2008", data_dir=tmp_path, n_features=4)
     assert data.layout == "LETOR 4.0" and data.n_folds == 5 and data.folder == tmp_path / "MQ2008"
-    assert len(data.fold(4).test) == 5 and [f.name for f in data.folds()][-1] == "Fold5"
-    assert LetorData(str(tmp_path / "MQ2008")).fold(0).train.n_features == 4  # absolute path, inferred count
-    with pytest.raises(IndexError, match=r"fold index must be an integer in 0\.\.4, got 5"):
-        data.fold(5)
+    assert data.fold(5).name == "Fold5" and data.fold(1).test.qid[0] == 120  # numbered as LETOR's folds
+    assert [f.name for f in data.folds()] == ["Fold1", "Fold2", "Fold3", "Fold4", "Fold5"]
+    assert LetorData(str(tmp_path / "MQ2008")).fold(1).train.n_features == 4  # absolute path, inferred count
+    for bad in (0, 6, True):
+        with pytest.raises(IndexError, match=r"fold number must be an integer in 1\.\.5 \(Fold1 \.\. Fold5\)"):
+            data.fold(bad)
 
 
 # --- fold-level errors -------------------------------------------------------------------------------------
@@ -201,6 +203,10 @@ def test_missing_fold_file_unknown_layout_missing_folder_and_gaps(tmp_path):
         write(tmp_path / "c" / f"S{i}.txt", lines(i))
     with pytest.raises(LetorFormatError, match=r"subsets S1.txt, S2.txt, S4.txt; .* numbered without gaps"):
         find_layout(tmp_path / "c")
+    write_folds(tmp_path / "d", ("train.txt", "vali.txt", "test.txt"), n_folds=3)
+    (tmp_path / "d" / "Fold2").rename(tmp_path / "d" / "Fold7")
+    with pytest.raises(LetorFormatError, match=r"d: folds Fold1, Fold3, Fold7; they must be numbered Fold1 \.\. Foldn"):
+        find_layout(tmp_path / "d")
 
 
 # --- configs ------------------------------------------------------------------------------------------------
@@ -218,7 +224,7 @@ def test_the_any_folder_config_reads_a_user_folder(tmp_path):
     write_folds(tmp_path / "mine", ("trainingset.txt", "validationset.txt", "testset.txt"), n_folds=2)
     cfg = make_cfg(["dataset=letor", f"dataset.path={tmp_path / 'mine'}", "+algorithm@algorithms.PRank=prank"])
     data = build(cfg)["dataset"]
-    assert data.layout == "LETOR 3.0" and data.n_folds == 2 and len(data.fold(1).vali) == 5
+    assert data.layout == "LETOR 3.0" and data.n_folds == 2 and data.fold(2).vali.qid[0] == 210
 
 
 # --- the real OHSUMED ---------------------------------------------------------------------------------------

@@ -212,6 +212,9 @@ def find_layout(path) -> tuple[str, list[tuple[str, dict[str, list[Path]]]]]:
                        if d.is_dir() and (m := FOLD.fullmatch(d.name)))
         for layout, names in LAYOUTS.items():
             if folds and any((d / names[2]).is_file() for _, d in folds):
+                if [k for k, _ in folds] != list(range(1, len(folds) + 1)):
+                    raise LetorFormatError(f"{root}: folds {', '.join(d.name for _, d in folds)}; they must be "
+                                           "numbered Fold1 .. Foldn without gaps")
                 for _, d in folds:
                     for name in names:
                         if not (d / name).is_file():
@@ -259,7 +262,7 @@ def letor_folds(path, n_features: int | None = None, dtype=np.float64) -> list[F
 @dataclass
 class LetorData:
     """A LETOR folder for the experiments (``conf/dataset/letor*.yaml``): layout found at once, folds read
-    on demand (``fold(i)``, ``folds()``, ``n_folds``, ``layout``, ``folder``).
+    on demand (``fold(k)`` for k = 1..``n_folds``, as ``protocols.query_folds`` asks; ``folds()``).
 
     Parameters
     ----------
@@ -297,12 +300,13 @@ class LetorData:
     def n_folds(self) -> int:
         return len(self._folds)
 
-    def fold(self, i: int) -> Fold:
-        """Fold ``i`` (0-based: 0 is ``Fold1``)."""
-        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.n_folds:
-            raise IndexError(f"fold index must be an integer in 0..{self.n_folds - 1}, got {i!r}")
-        return _fold(*self._folds[i], self.n_features, np.float64)
+    def fold(self, k: int) -> Fold:
+        """Fold ``k``, numbered from 1 as LETOR's ``Fold1`` .. ``Fold<n_folds>``."""
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= self.n_folds:
+            raise IndexError(f"fold number must be an integer in 1..{self.n_folds} (Fold1 .. Fold{self.n_folds}), "
+                             f"got {k!r}")
+        return _fold(*self._folds[k - 1], self.n_features, np.float64)
 
     def folds(self):
         """The folds in order, each read when reached."""
-        return (self.fold(i) for i in range(self.n_folds))
+        return (self.fold(k) for k in range(1, self.n_folds + 1))
