@@ -10,7 +10,7 @@ from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[1]
 # the data sets the data-dependent tests read (names of ordrank.datasets.fetch)
-SHARED_DATA = ["movielens-100k", "orca", "chu"]
+SHARED_DATA = ["movielens-100k", "orca", "chu", "letor3-ohsumed"]
 
 # scikit-learn's check_classifiers_classes fits every classifier on unordered string labels ("one",
 # "two", "three"); ordinal learners refuse labels whose order is not declared (numbers, an ordered

@@ -430,3 +430,49 @@ def test_real_movielens_unpacks_to_the_pinned_hashes(mirror, shared_data_dir, tm
     fetch("movielens-100k", tmp_path / "data", base_url=url)
     assert load_movielens_100k(tmp_path / "data").n_ratings == 100_000
     assert missing(["movielens-100k"], tmp_path / "data") == []
+
+
+def ohsumed_zip(subsets: dict[str, bytes], leave_out: str = "") -> bytes:
+    """OHSUMED.zip as LETOR 3.0 lays it out, made from the subsets: OHSUMED/QueryLevelNorm/Fold<k>/
+    {train,vali,test}.txt, Fold k testing on S_{k-1} (S5 for Fold1) and validating on the one before."""
+    s = [subsets[f"S{i}.txt"] for i in range(1, 6)]
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zipped:
+        zipped.writestr("OHSUMED/Feature-min/Fold1/test.txt", b"other versions are ignored\n")
+        for k in range(1, 6):
+            test, vali, train = (k + 3) % 5, (k + 2) % 5, [(k + j) % 5 for j in (4, 5, 6)]
+            parts = {"train": b"".join(s[i] for i in train), "vali": s[vali], "test": s[test]}
+            for part, data in parts.items():
+                if f"Fold{k}/{part}" != leave_out:
+                    zipped.writestr(f"OHSUMED/QueryLevelNorm/Fold{k}/{part}.txt", data)
+    return buffer.getvalue()
+
+
+def test_real_ohsumed_subsets_come_from_the_official_zip_layout(mirror, shared_data_dir, tmp_path):
+    from ordrank.datasets.letor import LetorData
+
+    root, url = mirror
+    shared = shared_data_dir / "letor3-ohsumed" / "QueryLevelNorm"
+    subsets = {f"S{i}.txt": (shared / f"S{i}.txt").read_bytes() for i in range(1, 6)}
+    serve(root, "letor3-ohsumed", {"OHSUMED.zip": ohsumed_zip(subsets)})
+    assert main(["fetch", "letor3-ohsumed", "--data-dir", str(tmp_path), "--base-url", url]) == 0  # pinned sha256s
+    for name, data in subsets.items():
+        assert (tmp_path / "letor3-ohsumed" / "QueryLevelNorm" / name).read_bytes() == data
+    assert sorted(p.name for p in (tmp_path / "letor3-ohsumed").rglob("*")) == ["QueryLevelNorm", *sorted(subsets)]
+    assert missing(["letor3-ohsumed"], tmp_path) == []
+    assert len(LetorData("letor3-ohsumed", data_dir=tmp_path, n_features=45).fold(1).train) == 9_219
+
+
+def test_an_ohsumed_zip_without_a_fold_or_with_other_files_is_refused(mirror, tmp_path):
+    root, url = mirror
+    fake = {f"S{i}.txt": f"{i} qid:{i} 1:0.5 #docid = {i}\n".encode() for i in range(1, 6)}
+    serve(root, "letor3-ohsumed", {"OHSUMED.zip": ohsumed_zip(fake, leave_out="Fold3/test")})
+    with pytest.raises(FetchError, match=r"letor3-ohsumed: could not unpack the download from "
+                                         f"{url}/letor3-ohsumed/OHSUMED.zip: the zip archive has no "
+                                         r"QueryLevelNorm/Fold3/test.txt"):
+        fetch("letor3-ohsumed", tmp_path / "data", base_url=url)
+    serve(root, "letor3-ohsumed", {"OHSUMED.zip": ohsumed_zip(fake)})  # complete, but not the pinned files
+    with pytest.raises(FetchError, match=r"letor3-ohsumed: QueryLevelNorm/S1.txt made from .*OHSUMED.zip does not "
+                                         r"match its pinned sha256: expected 77db6790.*\(4 more checks failed\)"):
+        fetch("letor3-ohsumed", tmp_path / "data", base_url=url)
+    assert entries(tmp_path / "data") == []

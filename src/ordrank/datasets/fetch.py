@@ -270,6 +270,43 @@ DATASETS: dict[str, DataSet] = {ds.name: ds for ds in [
 ]}
 """Every real data set the project reads, by name."""
 
+# --- LETOR 3.0 OHSUMED (QueryLevelNorm): the five test files of LETOR's folds as subsets S1..S5 ----------
+# No hash of OHSUMED.zip could be verified offline: the five installed files are pinned instead (their
+# sha256 as in a public copy of the LETOR folders). LETOR 4.0 (MQ2007/MQ2008: .rar archives behind a license
+# page, no verifiable hash) is not registered; conf/dataset/letor.yaml reads any unpacked LETOR folder.
+
+LETOR3 = "http://research.microsoft.com/en-us/um/beijing/projects/letor/LETOR3.0/"
+OHSUMED_SUBSETS = {  # installed file: (the fold whose test.txt it is in OHSUMED.zip, its sha256)
+    "QueryLevelNorm/S1.txt": ("Fold2", "77db6790a7023ed6d9bd2b9b2fa8528e1d82aa7e896863d3ed844f635870fbe2"),
+    "QueryLevelNorm/S2.txt": ("Fold3", "935539d33380570cdee765e38f8c2796cb4c04d01a50e50374e8bc7d45872571"),
+    "QueryLevelNorm/S3.txt": ("Fold4", "1d1ff784d9fdc4cd491a0d70fdd4dfb1adada943a0eb2e3954d74187158160da"),
+    "QueryLevelNorm/S4.txt": ("Fold5", "49975c7319672e4fba82d00c69911b8514752bb2610077a5f432d7efc2fa5fc0"),
+    "QueryLevelNorm/S5.txt": ("Fold1", "526f9158b85fb9b6446f9c87e1ccc428f7e54d639800e108c091cb70706a88e6"),
+}
+
+
+def _ohsumed_subsets(downloaded: Path, new: Path) -> None:
+    """``OHSUMED.zip``'s ``<top>/QueryLevelNorm/Fold<k>/test.txt`` -> ``QueryLevelNorm/S<i>.txt``.
+
+    LETOR's five test files are five disjoint query sets; every fold's train and vali files are
+    made of them (Fold k trains on three, validates on one), so only the test files are kept.
+    """
+    with zipfile.ZipFile(downloaded / "OHSUMED.zip") as zipped:
+        members = {name.split("QueryLevelNorm/", 1)[1]: name for name in zipped.namelist()
+                   if "QueryLevelNorm/Fold" in name and name.endswith("/test.txt")}
+        for target, (fold, _) in OHSUMED_SUBSETS.items():
+            if f"{fold}/test.txt" not in members:
+                raise FetchError(f"the zip archive has no QueryLevelNorm/{fold}/test.txt")
+            (new / target).parent.mkdir(parents=True, exist_ok=True)
+            (new / target).write_bytes(zipped.read(members[f"{fold}/test.txt"]))
+
+
+DATASETS["letor3-ohsumed"] = DataSet(
+    "letor3-ohsumed", "letor3-ohsumed", "LETOR 3.0 OHSUMED (QueryLevelNorm), folds as subsets S1..S5",
+    f"Microsoft Research LETOR 3.0 (Qin et al. 2010), {LETOR3}OHSUMED.zip", "8.0 MB (zip size not checked)",
+    tuple(Check((f,), h, "OHSUMED.zip") for f, (_, h) in OHSUMED_SUBSETS.items()),
+    (Download("OHSUMED.zip"),), _ohsumed_subsets, LETOR3)
+
 
 def get(name: str) -> DataSet:
     """The data set called ``name``; a ValueError listing the known names otherwise."""

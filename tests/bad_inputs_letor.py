@@ -1,0 +1,83 @@
+"""Bad inputs of the LETOR loader (rows of the table in tests/test_bad_inputs.py)."""
+from ordrank.datasets.letor import LetorData, LetorFormatError, letor_folds, load_letor
+
+from conftest import Case, make_cfg, write
+
+GOOD = "2 qid:1 1:0.5 2:1 3:0 #docid = a\n0 qid:1 1:0.2 2:0 3:1 #docid = b\n"
+
+
+def line_2(text: str, n_features=3):
+    """A trigger: read ``<tmp>/Fold1/train.txt`` whose second line is ``text``."""
+    def trigger(tmp):
+        return load_letor(write(tmp / "Fold1" / "train.txt", "2 qid:1 1:0.5 2:1 3:0\n" + text + "\n"),
+                          n_features=n_features)
+    return trigger
+
+
+def fold(**parts):
+    """A trigger: a LETOR 4.0 folder ``<tmp>/set/Fold1`` whose parts are GOOD with queries 1, 2, 3 unless given."""
+    def trigger(tmp):
+        for i, part in enumerate(("train", "vali", "test"), 1):
+            write(tmp / "set" / "Fold1" / f"{part}.txt", parts.get(part, GOOD.replace("qid:1", f"qid:{i}")))
+        return letor_folds(tmp / "set")
+    return trigger
+
+
+def build_config(tmp, *overrides):
+    """Build the datasets of a config with ``data_dir=<tmp>`` (as ``python run.py`` does before any work)."""
+    from ordrank.app import build
+
+    return build(make_cfg([*overrides, f"data_dir={tmp}", "+algorithm@algorithms.PRank=prank"]))
+
+
+CASES = [
+    Case("letor-qid-not-contiguous", "a LETOR file where query 1 comes back after query 2", LetorFormatError,
+         r"^<tmp>/Fold1/train\.txt, line 3: query 1 appears again after query 2 \(its rows ended at line 1\); "
+         r"the rows of a query must be contiguous$",
+         lambda tmp: load_letor(write(tmp / "Fold1" / "train.txt", "0 qid:1 1:1\n1 qid:2 1:1\n0 qid:1 1:2\n"))),
+    Case("letor-feature-beyond-count", "`4:0.5` in a file read with `n_features=3` (OHSUMED: 45)", LetorFormatError,
+         r"^<tmp>/Fold1/train\.txt, line 2: feature index 4 is beyond the expected 3 features$",
+         line_2("1 qid:1 1:0.1 2:0.2 4:0.5")),
+    Case("letor-label-not-integer", "a LETOR line whose label is `1.5`", LetorFormatError,
+         r"^<tmp>/Fold1/train\.txt, line 2: label '1\.5' is not a non-negative integer \(relevance grade\)$",
+         line_2("1.5 qid:1 1:0.1")),
+    Case("letor-malformed-feature", "a LETOR line with the token `2;0.5`", LetorFormatError,
+         r"^<tmp>/Fold1/train\.txt, line 2: malformed feature '2;0\.5' \(expected index:value\)$",
+         line_2("1 qid:1 1:0.1 2;0.5 3:1")),
+    Case("letor-missing-qid", "a LETOR line without `qid:` after the label", LetorFormatError,
+         r"^<tmp>/Fold1/train\.txt, line 2: expected qid:<integer> after the label, got '1:0\.1'$",
+         line_2("1 1:0.1 2:0.5")),
+    Case("letor-unsorted-features", "a LETOR line with `3:1 2:0.5`", LetorFormatError,
+         r"^<tmp>/Fold1/train\.txt, line 2: feature index 2 after 3: indices must increase along a line$",
+         line_2("1 qid:1 1:0.1 3:1 2:0.5")),
+    Case("letor-null-feature", "a line of LETOR's NULL version (`2:NULL`)", LetorFormatError,
+         r"^<tmp>/Fold1/train\.txt, line 2: malformed feature '2:NULL' \(expected index:value\) \(LETOR's NULL "
+         r"version: read its MIN or QueryLevelNorm version\)$", line_2("1 qid:1 1:0.1 2:NULL 3:1")),
+    Case("letor-empty-file", "an empty LETOR file", LetorFormatError,
+         r"^<tmp>/Fold1/train\.txt: no query in the file \(empty, or only comments and blank lines\)$",
+         lambda tmp: load_letor(write(tmp / "Fold1" / "train.txt", "\n"))),
+    Case("letor-query-in-two-parts", "query 1 in both `Fold1/train.txt` and `Fold1/test.txt`", LetorFormatError,
+         r"^Fold1: query 1 is in both train \(<tmp>/set/Fold1/train\.txt\) and test \(<tmp>/set/Fold1/test\.txt\); "
+         r"a fold's parts \(and subsets\) must hold different queries$", fold(test=GOOD)),
+    Case("letor-feature-counts-differ", "`Fold1/vali.txt` with 4 features, train and test with 3", LetorFormatError,
+         r"^Fold1: its files have different feature counts \(train 3 in <tmp>/set/Fold1/train\.txt, vali 4 in "
+         r"<tmp>/set/Fold1/vali\.txt, test 3 in <tmp>/set/Fold1/test\.txt\); pass n_features",
+         fold(vali="0 qid:2 1:1 4:1\n")),
+    Case("letor-fold-file-missing", "a LETOR 4.0 folder whose `Fold2/` has no `vali.txt`", FileNotFoundError,
+         r"^<tmp>/set/Fold2/vali\.txt not found \(LETOR 4\.0 layout: every Fold<k>/ holds train\.txt, vali\.txt, "
+         r"test\.txt\)$",
+         lambda tmp: (fold()(tmp), [write(tmp / "set" / "Fold2" / f, GOOD) for f in ("train.txt", "test.txt")],
+                      letor_folds(tmp / "set"))),
+    Case("letor-unknown-layout", "`dataset=letor dataset.path=<folder>` holding only `data.txt`", LetorFormatError,
+         r"^<tmp>/mine: unknown LETOR layout; looked in it and in its QueryLevelNorm/ for "
+         r"Fold<k>/\{train,vali,test\}\.txt \(LETOR 4\.0\), Fold<k>/\{trainingset,validationset,testset\}\.txt "
+         r"\(LETOR 3\.0\) and S1\.txt \.\. Sn\.txt \(subsets\)$",
+         lambda tmp: (write(tmp / "mine" / "data.txt", GOOD), LetorData(str(tmp / "mine")))),
+    Case("letor-ohsumed-missing", "`dataset=letor_ohsumed` with no `letor3-ohsumed/` in the data directory",
+         FileNotFoundError,
+         r"^LETOR folder not found: expected it at <tmp>/letor3-ohsumed\. .* Get it with: python -m ordrank\.data "
+         r"fetch letor3-ohsumed --data-dir <tmp>\.$", lambda tmp: build_config(tmp, "dataset=letor_ohsumed")),
+    Case("letor-no-path", "`dataset=letor dataset.path=null`", ValueError,
+         r"^dataset\.path must name a LETOR folder, e\.g\. dataset\.path=/data/MQ2008$",
+         lambda tmp: build_config(tmp, "dataset=letor", "dataset.path=null")),
+]
