@@ -85,7 +85,7 @@ def test_standard_precision_and_map_match_ranx_and_trec_eval(oracle, k):
 
 
 # --- LETOR's Eval-Score-3.0.pl, by hand ------------------------------------------------------------
-# query 5: labels 0 2 1 0, scores .5 .5 .9 .1 -> order (ties keep file order): rows 2, 0, 1, 3 -> labels 1 0 2 0
+# query 5: labels 0 2 1 0, scores .5 .5 .9 .1 -> order (ties keep file order): rows 2 0 1 3, labels 1 0 2 0
 # query 8: labels 0 0 (no relevant document);  query 9: one document of label 2
 Y = np.array([0, 2, 1, 0, 0, 0, 2])
 S = np.array([0.5, 0.5, 0.9, 0.1, 0.3, 0.7, -1.0])

@@ -33,6 +33,10 @@ Where ordrank differs from the script, on inputs LETOR's files do not have:
 * the script keys documents by ``#docid`` within a query, so a repeated docid overwrites the
   earlier line; here every row is a document (LETOR 3.0 OHSUMED has no repeated docid in a query).
 * per-query values come in row order (the script lists them by numeric qid); the means are equal.
+
+Checked once (not in the test suite, which has no Perl): the script's metric subroutines run by
+Perl 5.36 on LETOR 3.0 OHSUMED S1..S5 with random scores rounded to 0.1 (many ties) give
+P@1..10, MAP and NDCG@1..10 equal to :func:`evaluate` within 6e-16.
 """
 from __future__ import annotations
 
