@@ -28,14 +28,11 @@ from sklearn.metrics import make_scorer
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.pipeline import Pipeline
 
+from ordrank.metrics.ordinal import SCORINGS
 from ordrank.progress import progress
 from ordrank.protocols._checks import check_choice, check_positive, check_ranks
 
 log = logging.getLogger(__name__)
-SCORINGS = {
-    "mae": lambda y, p: float(np.mean(np.abs(np.asarray(y) - np.asarray(p)))),
-    "zero_one": lambda y, p: float(np.mean(np.asarray(y) != np.asarray(p))),
-}
 
 
 def _final(model):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ordrank.metrics.ordinal import _ndcg, dcg_discounts, gains_and_ideal_dcg
+from ordrank.metrics.ranking import _ndcg, dcg_discounts, gains_and_ideal_dcg
 
 
 class MatrixLoss:
