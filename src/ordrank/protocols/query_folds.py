@@ -127,7 +127,7 @@ class QueryFolds:
             for point in ParameterGrid(grid) if grid else []:
                 try:  # every grid value checked as a parameter before any work
                     final = _final(clone(learner).set_params(**point))
-                    if hasattr(final, "_validate_params"):
+                    if hasattr(final, "_parameter_constraints"):  # peers may lack them
                         final._validate_params()
                 except (ValueError, TypeError) as error:
                     raise ValueError(f"protocol.grids.{name}: {point} is not valid for "

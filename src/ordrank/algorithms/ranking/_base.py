@@ -1,6 +1,6 @@
 """What every ranking learner shares: ``fit(X, y, qid)``, scores, and ``score`` = mean NDCG@10.
 
-``y`` is graded relevance (any finite numbers; larger = more relevant), ``qid`` each row's query
+``y`` is graded relevance (finite numbers ≥ 0; larger = more relevant), ``qid`` each row's query
 (:mod:`ordrank.queries`: rows of a query contiguous; ``None`` = one query, the ordinal use).
 ``decision_function(X)`` gives one score per row (larger = ranked higher); ``predict`` gives the same
 scores, as LightGBM's and XGBoost's rankers do. ``qid`` is requested by default for ``fit`` and
@@ -44,8 +44,8 @@ class RankingEstimator(BaseEstimator):
         return self.decision_function(X)
 
     def score(self, X, y, qid=None) -> float:
-        """Mean standard NDCG@10 over the queries that have a relevant document (higher is better)."""
+        """Mean standard NDCG@10 over the queries (trec_eval's and ranx's convention: a query without a
+        relevant document scores 0 and counts in the mean). Higher is better."""
         from ordrank.metrics.ranking import ndcg_at_k
 
-        values = ndcg_at_k(y, self.decision_function(X), check_qid(qid, len(y)), k=10)
-        return float(np.nanmean(values)) if np.any(~np.isnan(values)) else 0.0
+        return float(np.mean(ndcg_at_k(y, self.decision_function(X), check_qid(qid, len(y)), k=10)))
