@@ -153,8 +153,8 @@ class SVOR(OrdinalEstimator):
         The solver's iteration limit (None: its default).
     working_set : bool or "auto", default="auto"
         Solve by a sequence of restricted problems, KKT-checked on every variable (see the module
-        docstring): the same optimum, 1.8–9× faster from n = 1000 with implicit constraints,
-        slower with explicit ones. "auto": implicit constraints from ``WS_MIN_N`` training rows,
+        docstring): the same optimum, faster from n = 1000 with implicit constraints, slower
+        with explicit ones (timings in docs/svor_solver.md). "auto": implicit constraints from ``WS_MIN_N`` training rows,
         else the full solve. False: the one full problem (C a cp.Parameter of a cached compiled
         problem).
 
