@@ -8,7 +8,7 @@ n = 150, 1000, 2000 (and 5000 with --large), with little (0.2) and much (1.0) la
 time grows with the overlap of the ranks, the interior-point solver's hardly. Prints the best of
 ``--repeats`` fresh fits of each (the compiled-problem cache is cleared before each of ours), for
 ours the full solve (``working_set=False``), the default ``working_set="auto"`` (SVORIM: small
-restricted problems from n = 1000, see ordrank.algorithms.batch.svor; 0 rounds = it solved the
+restricted problems from n = 1000, see ordrank.algorithms.qp.working_set; 0 rounds = it solved the
 full problem) and the same with its restricted problems compiled by cvxpy instead of handed to
 Clarabel in its standard form; the ratio ordrank/skordinal (targets: ≤ 3 at n = 1000, ≤ 4 at
 n = 2000), the largest threshold difference and the share of equal predictions, the form of the
@@ -30,6 +30,7 @@ import numpy as np
 from skordinal.classifiers import SVOR as SkordinalSVOR
 
 from ordrank.algorithms.batch import svor
+from ordrank.algorithms.qp import cache, clarabel_qp, factor
 from ordrank.features.kernels import kernel_matrix
 
 GRID = [0.01, 0.1, 1.0, 10.0, 100.0]
@@ -50,7 +51,7 @@ def synthetic(n, noise=0.2, n_ranks=10, n_features=8, seed=0):
 def best_of(repeats, fit):
     times = []
     for _ in range(repeats):
-        svor.clear_cache()
+        cache.clear_cache()
         start = time.perf_counter()
         model = fit()
         times.append(time.perf_counter() - start)
@@ -74,14 +75,14 @@ def needed_rank(X):
     if len(X) > 2000:
         return "-"
     tail = np.cumsum(np.linalg.eigvalsh(kernel_matrix(X, gamma=0.1)))  # ascending eigenvalues
-    return str(len(X) - np.searchsorted(tail, svor.RANK_TOL * tail[-1], side="right"))
+    return str(len(X) - np.searchsorted(tail, factor.RANK_TOL * tail[-1], side="right"))
 
 
 def compare(n, noise, repeats):
     X, y = synthetic(n, noise)
     ours_s, model = best_of(repeats, lambda: ours(X, y))
     ws_s, ws = best_of(repeats, lambda: ours(X, y, working_set="auto"))
-    with mock.patch.object(svor, "clarabel_restricted", svor.cvxpy_restricted):
+    with mock.patch.object(clarabel_qp, "clarabel_box_qp", clarabel_qp.cvxpy_box_qp):
         modelled_s, modelled = best_of(repeats, lambda: ours(X, y, working_set="auto"))
     theirs_s, peer = best_of(repeats, lambda: theirs(X, y))
     gap = np.abs(model.thresholds_ - peer.thresholds_).max()
@@ -105,7 +106,7 @@ def forms(n, repeats, noise=0.2):
     """Factored against exact form where the factor applies: 2 features."""
     X, y = synthetic(n, noise, n_features=2)
     factor_s, factored = best_of(repeats, lambda: ours(X, y))
-    with mock.patch.object(svor, "MAX_RANK", 0.0):
+    with mock.patch.object(factor, "MAX_RANK", 0.0):
         exact_s, exact = best_of(repeats, lambda: ours(X, y))
     theirs_s, _ = best_of(repeats, lambda: theirs(X, y))
     rel = abs(factored.objective_ / exact.objective_ - 1)
@@ -126,12 +127,12 @@ def grid(repeats, n=150):
 
     def independent():
         for C in GRID:
-            svor.clear_cache()
+            cache.clear_cache()
             model = svor.SVOR(C=C, gamma=0.1).fit(X, y)
         return model
 
     shared_s, _ = best_of(repeats, one_problem)
-    hits = svor.cache_stats["hits"]
+    hits = cache.cache_stats["hits"]
     alone_s, _ = best_of(repeats, independent)
     print(f"  n={n}, C in {GRID}: one compiled problem {shared_s:.3f} s ({hits} cache hits), "
           f"5 independent fits {alone_s:.3f} s")
@@ -149,7 +150,7 @@ def main():
     for n in (150, 1000, 2000, 5000)[: 4 if args.large else 3]:
         for noise in NOISE:
             compare(n, noise, args.repeats)
-    print(f"factored vs exact kernel term, 2 features (noise 0.2; RANK_TOL={svor.RANK_TOL}):")
+    print(f"factored vs exact kernel term, 2 features (noise 0.2; RANK_TOL={factor.RANK_TOL}):")
     for n in (1000, 2000):
         forms(n, args.repeats)
     print("grid over C:")

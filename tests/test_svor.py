@@ -18,6 +18,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from ordrank.algorithms import FitFailed
 from ordrank.algorithms.batch import svor
 from ordrank.algorithms.batch.svor import SVOR
+from ordrank.algorithms.qp import cache, clarabel_qp, factor, kkt, working_set
+from ordrank.algorithms.qp.options import solver_options
 from ordrank.features.kernels import kernel_matrix
 
 ORDINAL_SCORE = {
@@ -191,14 +193,14 @@ def test_bad_parameters_rejected():
 
 def test_grid_search_reuses_compiled_problem():
     X, y = small_data(2, n=60)
-    svor.clear_cache()
+    cache.clear_cache()
     search = GridSearchCV(SVOR(gamma=0.5), {"C": [0.1, 1, 10]}, cv=3).fit(X, y)
     # 3 folds + the refit on all rows compile; the other 2 C values on each fold reuse
-    assert svor.cache_stats == {"hits": 6, "misses": 4}
+    assert cache.cache_stats == {"hits": 6, "misses": 4}
     assert search.best_params_["C"] in (0.1, 1, 10)
     fresh = SVOR(gamma=0.5, C=search.best_params_["C"]).fit(X, y)  # a hit, same result
     np.testing.assert_array_equal(fresh.thresholds_, search.best_estimator_.thresholds_)
-    assert svor.cache_stats["hits"] == 7
+    assert cache.cache_stats["hits"] == 7
 
 
 def test_osqp_solver_close_to_clarabel():
@@ -212,24 +214,24 @@ def test_osqp_solver_close_to_clarabel():
 def test_pivoted_cholesky():
     rng = np.random.default_rng(4)
     B = rng.normal(size=(50, 3))
-    L = svor.pivoted_cholesky(B @ B.T, 1e-10, 10)  # rank 3: three columns, exact
+    L = factor.pivoted_cholesky(B @ B.T, 1e-10, 10)  # rank 3: three columns, exact
     assert L.shape == (50, 3)
     np.testing.assert_allclose(L @ L.T, B @ B.T, atol=1e-10)
     K = np.exp(-0.1 * ((B[:, None] - B[None]) ** 2).sum(-1))  # full rank, fast decay
-    L = svor.pivoted_cholesky(K, 1e-6, 50)
+    L = factor.pivoted_cholesky(K, 1e-6, 50)
     assert np.trace(K - L @ L.T) <= 1e-6 * np.trace(K) and L.shape[1] < 50
-    assert svor.pivoted_cholesky(K, 1e-6, L.shape[1] - 1) is None  # more than max_rank columns
-    assert svor.pivoted_cholesky(-np.eye(5), 1e-6, 5) is None  # not PSD
+    assert factor.pivoted_cholesky(K, 1e-6, L.shape[1] - 1) is None  # more than max_rank columns
+    assert factor.pivoted_cholesky(-np.eye(5), 1e-6, 5) is None  # not PSD
 
 
 def both_forms(X, y, **params):
     """The fit with the automatic choice of form, and with the exact n × n form forced."""
-    svor.clear_cache()
+    cache.clear_cache()
     auto = SVOR(**params).fit(X, y)
-    svor.clear_cache()
-    with mock.patch.object(svor, "MAX_RANK", 0.0):
+    cache.clear_cache()
+    with mock.patch.object(factor, "MAX_RANK", 0.0):
         exact = SVOR(**params).fit(X, y)
-    svor.clear_cache()
+    cache.clear_cache()
     return auto, exact
 
 
@@ -241,7 +243,7 @@ def test_low_rank_factor_agrees_with_exact_form(constraints, params):
     exact dual's optimum, thresholds and predictions."""
     X, y = small_data(5, n=400, d=2, k=5)
     factored, exact = both_forms(X, y, constraints=constraints, tol=1e-6, **params)
-    assert exact.kernel_rank_ is None and factored.kernel_rank_ <= svor.MAX_RANK * len(X)
+    assert exact.kernel_rank_ is None and factored.kernel_rank_ <= factor.MAX_RANK * len(X)
     assert factored.objective_ == pytest.approx(exact.objective_, rel=1e-6)
     np.testing.assert_allclose(factored.thresholds_, exact.thresholds_, atol=1e-3)
     np.testing.assert_allclose(factored.decision_function(X), exact.decision_function(X),
@@ -274,7 +276,7 @@ def test_working_set_reaches_the_exact_optimum(constraints, noise):
     """The working-set solve (restricted problems, KKT-checked on every variable) has the full
     solve's objective, thresholds and predictions, after restricting the kernel block."""
     X, y = ranked_data(7, 250, noise)
-    svor.clear_cache()
+    cache.clear_cache()
     exact = SVOR(constraints, gamma=0.2, C=2.0, tol=1e-6).fit(X, y)
     with small_first_pass():
         ws = SVOR(constraints, gamma=0.2, C=2.0, tol=1e-6, working_set=True).fit(X, y)
@@ -295,7 +297,7 @@ def test_implicit_working_set_with_its_default_sizes():
     """At the module's own WS_SAMPLE, WS_FIRST and WS_PAIRS (n = 700: the first pass on every
     second example), the same optimum as the full solve, on a kernel block far smaller than n."""
     X, y = ranked_data(12, 700, 0.5, k=10, d=8)
-    svor.clear_cache()
+    cache.clear_cache()
     exact = SVOR(gamma=0.1, tol=1e-4).fit(X, y)
     ws = SVOR(gamma=0.1, tol=1e-4, working_set=True).fit(X, y)
     assert ws.n_rounds_ >= 2 and ws.working_set_size_ < len(X) / 2
@@ -311,7 +313,7 @@ def test_working_set_accurate_at_large_C(constraints):
     on violations inside V, and lands within a few tol of the exact optimum (before, on abalone,
     thresholds 0.86 off and 7 % of the predictions changed)."""
     X, y = ranked_data(13, 400, 0.5, k=8, d=6)
-    svor.clear_cache()
+    cache.clear_cache()
     ref = SVOR(constraints, C=100.0, gamma=0.05, tol=1e-7).fit(X, y)
     with small_first_pass():
         ws = SVOR(constraints, C=100.0, gamma=0.05, tol=1e-3, working_set=True).fit(X, y)
@@ -328,13 +330,13 @@ def test_clarabel_standard_form_is_the_cvxpy_restricted_problem(constraints):
     X, y = ranked_data(3, 120, 0.5)
     K = kernel_matrix(X, None, "rbf", gamma=0.2)
     gram = svor.Gram(K, K, y, 6, constraints)
-    opts = svor.solver_options("CLARABEL", 1e-4, None)
+    opts = solver_options("CLARABEL", 1e-4, None)
     rng, g = np.random.default_rng(0), np.zeros(len(gram.maps.i))
     for share in (0.4, 0.2, 0.2):
         V = rng.random(len(g)) < share
-        direct = svor.restricted_solve(gram, g, V, 2.0, "CLARABEL", opts)
-        with mock.patch.object(svor, "clarabel_restricted", svor.cvxpy_restricted):
-            modelled = svor.restricted_solve(gram, g, V, 2.0, "CLARABEL", opts)
+        direct = working_set.restricted_solve(gram, g, V, 2.0, "CLARABEL", opts)
+        with mock.patch.object(clarabel_qp, "clarabel_box_qp", clarabel_qp.cvxpy_box_qp):
+            modelled = working_set.restricted_solve(gram, g, V, 2.0, "CLARABEL", opts)
         assert direct.status == modelled.status == "optimal"
         np.testing.assert_allclose(direct.g, modelled.g, atol=1e-6)
         np.testing.assert_allclose(direct.b, modelled.b, atol=1e-6)
@@ -348,7 +350,7 @@ def test_clarabel_standard_form_is_the_cvxpy_restricted_problem(constraints):
 def small_first_pass():
     """The implicit working-set solve's first pass on 50 examples (not all of a small sample)
     and a first working set of 100 variables, so that these small problems need rounds."""
-    return mock.patch.multiple(svor, WS_SAMPLE=50, WS_FIRST=100)
+    return mock.patch.multiple(working_set, WS_SAMPLE=50, WS_FIRST=100)
 
 
 @pytest.mark.parametrize("constraints", ["implicit", "explicit"])
@@ -356,8 +358,9 @@ def test_working_set_kkt_verified_on_all_variables(constraints):
     """Fixing variables at wrong values is detected: allowed one round, a noisy problem that needs
     several falls back to the full solve, with the same result."""
     X, y = ranked_data(8, 200, 1.0)
-    svor.clear_cache()
-    with small_first_pass(), mock.patch.multiple(svor, WS_MAX_ROUNDS=1, WS_ROUNDS_PER_N=1 / 200):
+    cache.clear_cache()
+    with small_first_pass(), mock.patch.multiple(working_set, WS_MAX_ROUNDS=1,
+                                                       WS_ROUNDS_PER_N=1 / 200):
         fallback = SVOR(constraints, gamma=0.2, tol=1e-6, working_set=True).fit(X, y)
     exact = SVOR(constraints, gamma=0.2, tol=1e-6).fit(X, y)
     assert fallback.n_rounds_ == 0  # gave up on the working set
@@ -371,21 +374,21 @@ def test_implicit_working_set_checks_the_threshold_bounds():
     """threshold_bounds: lower ≤ upper at the optimum (to the solver's accuracy); a variable moved off its
     optimal bound opens its threshold's gap, and most_violating picks it."""
     X, y = ranked_data(11, 120, 0.5)
-    svor.clear_cache()
+    cache.clear_cache()
     model = SVOR(gamma=0.2, C=1.0, tol=1e-7).fit(X, y)
     maps = svor.Maps(model.to_ranks(y), len(model.classes_), "implicit")
-    g = np.clip(next(iter(svor._cache.values())).g.value, 0, 1.0)
+    g = np.clip(next(iter(cache._cache.values())).g.value, 0, 1.0)
     f = model.decision_function(X)
-    bounds = svor.threshold_bounds(f, maps, g, 1.0)
+    bounds = kkt.threshold_bounds(f, maps, g, 1.0)
     assert np.max(bounds[3] - bounds[4]) < 1e-4
-    assert not svor.most_violating(maps, *bounds, 1e-4, 10).any()
+    assert not kkt.most_violating(maps, *bounds, 1e-4, 10).any()
     # a variable at 0 whose example lies far on its right side: claim it is at C instead
     margin = maps.s * (f[maps.i] - model.thresholds_[maps.j - 1])
     wrong = np.flatnonzero((g < 1e-3) & (margin > 2))[0]
     g[wrong] = 1.0
-    bounds = svor.threshold_bounds(f, maps, g, 1.0)
+    bounds = kkt.threshold_bounds(f, maps, g, 1.0)
     assert (bounds[3] - bounds[4])[maps.j[wrong] - 1] > 1
-    assert svor.most_violating(maps, *bounds, 1e-4, 10)[wrong]
+    assert kkt.most_violating(maps, *bounds, 1e-4, 10)[wrong]
 
 
 def test_working_set_auto_by_size_and_variant():
@@ -414,7 +417,7 @@ def test_make_feasible_balances_every_threshold():
     maps = svor.Maps(ranks, 4, "implicit")
     g = np.where(maps.s > 0, 1.0, 0.0)  # every s = +1 at C: each sum Σ s g > 0
     margin = rng.normal(1, 1, size=len(g))
-    V = svor.make_feasible(maps, g, np.zeros(len(g), bool), margin, 1.0)
+    V = working_set.make_feasible(maps, g, np.zeros(len(g), bool), margin, 1.0)
     for j in range(1, 4):
         at = maps.j == j
         rest = np.sum((maps.s * g)[at & ~V])

@@ -1,0 +1,9 @@
+"""The QP toolkit of the kernel duals (SVOR, kernel RankSVM): box-constrained QPs in β-form.
+
+- :mod:`.cache`: an LRU cache of compiled problems (a grid over C compiles once per training set);
+- :mod:`.factor`: the kernel term, exact (PSD-wrapped) or through a pivoted-Cholesky factor;
+- :mod:`.options`: each solver's settings for an accuracy ``tol``, the accepted statuses;
+- :mod:`.clarabel_qp`: the box QP in Clarabel's standard form (or in cvxpy), :func:`solve_box_qp`;
+- :mod:`.kkt`: bound sides, KKT thresholds and violations of a thresholded dual;
+- :mod:`.working_set`: the exact optimum by a chain of small restricted problems.
+"""
