@@ -92,7 +92,8 @@ def _composed_spec(experiment: str, conf_dir: str) -> ReportSpec:
     with initialize_config_dir(config_dir=conf_dir, version_base="1.3"):
         cfg = compose("config", overrides=[f"+experiment={experiment}"])
     report = cfg.get("report")
-    where = f"{conf_dir}/experiment/{experiment}.yaml: report"
+    folder = "conf" if Path(conf_dir) == CONF_DIR else conf_dir  # no machine's path in the project's
+    where = f"{folder}/experiment/{experiment}.yaml: report"
     if report is None:
         raise ValueError(f"{where} is missing: the experiment has no report section")
     return ReportSpec.from_config(OmegaConf.to_container(report, resolve=True), where)
