@@ -49,8 +49,8 @@ def time_updates(m, margin, n_updates, repeats):
         mistakes = 0
         start = time.perf_counter()
         for q in range(n_updates):
-            _, losses = ranker.step(state, X[q : q + 1], relevance[q : q + 1])
-            mistakes += int(losses[0] > 0)
+            positions = ranker.step(state, X[q : q + 1], relevance[q : q + 1])
+            mistakes += int(ranker.loss(relevance[q : q + 1], positions)[0] > 0)
         best = min(best, (time.perf_counter() - start) / n_updates)
     return best, mistakes
 

@@ -4,7 +4,10 @@
         [--out results/svor_benchmark] [--figure figures/svor_benchmark_scatter.png] [--bins 10]
 
 The report (report.md and CSVs) covers every bins value; the figure shows the benchmarks with
-``--bins`` ranks (0: all). Reads only the results table; never trains anything.
+``--bins`` ranks (0: all; default: the README table's rows). Reads only the results table; never
+trains anything. What the report shows (block keys, Wilcoxon reference, column order) is the
+``report:`` section of the table's experiment config, ``conf/experiment/<experiment>.yaml``,
+composed by Hydra (``ordrank.reports.ReportSpec.for_experiment``); ``--reference`` overrides it.
 """
 from __future__ import annotations
 
@@ -12,8 +15,10 @@ import argparse
 from pathlib import Path
 
 from ordrank.plotting.scatter import benchmark_scatter_figure
-from ordrank.reports import write_report
+from ordrank.reports import ReportSpec, write_report
 from ordrank.results import read_table
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def main(argv=None):
@@ -21,15 +26,21 @@ def main(argv=None):
     parser.add_argument("--table", default="results/svor_benchmark/benchmark.parquet", type=Path)
     parser.add_argument("--out", default="results/svor_benchmark", type=Path)
     parser.add_argument("--figure", default="figures/svor_benchmark_scatter.png", type=Path)
-    parser.add_argument("--bins", default=10, type=int, help="ranks shown in the figure (0: all)")
-    parser.add_argument("--reference", default="SVORIM", help="algorithm the Wilcoxon tests compare to")
+    parser.add_argument("--bins", default=None, type=int,
+                        help="ranks shown in the figure (0: all; default: report.readme_where of the config)")
+    parser.add_argument("--reference", default=None,
+                        help="algorithm the Wilcoxon tests compare to (default: report.reference of the config)")
     args = parser.parse_args(argv)
     table = read_table(args.table)
-    report = write_report(table, args.out, reference=args.reference)
+    spec = ReportSpec.of_table(table, REPO / "conf")
+    report = write_report(table, args.out, reference=args.reference, spec=spec)
     print(f"wrote {report} and its CSVs in {args.out}")
-    shown = table if args.bins == 0 else table[table["bins"] == args.bins]
+    where = spec.readme_where if args.bins is None else {} if args.bins == 0 else {"bins": args.bins}
+    shown = table
+    for key, value in where.items():
+        shown = shown[shown[key] == value]
     if shown.empty:
-        print(f"note: no rows with bins = {args.bins}; the figure panels will be empty")
+        print(f"note: no rows with {where}; the figure panels will be empty")
     benchmark_scatter_figure(shown, None, args.figure)
     print(f"wrote {args.figure}")
 

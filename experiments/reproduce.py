@@ -119,7 +119,8 @@ def benchmark_table(out: Path, quick: bool) -> Path:
 
 def readme_tables(out: Path, quick: bool) -> dict[str, str]:
     """The README's generated tables, {marker name: markdown}, from the tables under ``out/results``."""
-    from ordrank.reports import benchmark_readme_markdown, online_comparison_markdown, online_final_markdown
+    from ordrank.reports import (ReportSpec, benchmark_readme_markdown, online_comparison_markdown,
+                                 online_final_markdown)
     from ordrank.results import read_table
 
     results = out / "results"
@@ -130,6 +131,7 @@ def readme_tables(out: Path, quick: bool) -> dict[str, str]:
         ("MovieLens-100K, ≥ 200", "prank_eachmovie200/movielens_100k.parquet"),
     ]
     figure1 = load_script("plot_figure1.py")
+    benchmark = read_table(benchmark_table(out, quick))  # its report: section says what the README shows
     predtron = {Path(path).parts[0]: figure1.markdown(read_table(results / path), letter)
                 for letter, (path, *_) in figure1.PANELS.items()}  # marker = the experiment
     return {
@@ -138,7 +140,7 @@ def readme_tables(out: Path, quick: bool) -> dict[str, str]:
             read_table(results / "prank_synthetic" / "crammer_singer.parquet"), unit="sequences"),
         "prank_eachmovie": online_comparison_markdown(
             [(label, read_table(results / path)) for label, path in eachmovie]),
-        "svor_benchmark": benchmark_readme_markdown(read_table(benchmark_table(out, quick))),
+        "svor_benchmark": benchmark_readme_markdown(benchmark, spec=ReportSpec.of_table(benchmark, REPO / "conf")),
     }
 
 

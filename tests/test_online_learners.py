@@ -209,3 +209,29 @@ def test_engine_takes_another_loss_and_label_check():
     assert squared.dtype == np.float64 and squared.shape == (2, 5)
     with pytest.raises(ValueError, match="no!"):
         run_sequences(PRank(), X, y, 3, check=lambda labels: (_ for _ in ()).throw(ValueError("no!")))
+
+
+def test_every_online_learner_follows_the_one_rule_contract():
+    """Ordinal rules and the subset ranker are Rules: init_state, decision, step -> prediction,
+    loss(target, prediction); the engine charges the learner's own loss by default."""
+    from ordrank.algorithms.online._base import Rule
+    from ordrank.algorithms.structured import PredtronRanker
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(2, 30, 3)), rng.integers(1, 4, size=(2, 30))
+    for learner in (PRank(), MulticlassPerceptron(), WidrowHoff(), PredtronOrdinal()):
+        assert isinstance(learner, Rule)
+        state = learner.init_state(2, 3, n_ranks=3)
+        prediction = learner.step(state, X[:, 0], y[:, 0])
+        np.testing.assert_array_equal(learner.loss(y[:, 0], prediction), np.abs(prediction - y[:, 0]))
+        np.testing.assert_array_equal(run_sequences(learner, X, y, 3),
+                                      run_sequences(learner, X, y, 3, loss=lambda t, p: np.abs(p - t)))
+    ranker = PredtronRanker()
+    assert isinstance(ranker, Rule)
+    state = ranker.init_state(2, 3)
+    queries, relevance = rng.normal(size=(2, 5, 3)), np.array([[2, 0, 1, 0, 0], [0, 0, 0, 0, 0]])
+    positions = ranker.step(state, queries, relevance)
+    assert positions.tolist() == [[1, 2, 3, 4, 5]] * 2  # w = 0: every score ties, document order
+    losses = ranker.loss(relevance, positions)
+    assert losses[0] > 0 and losses[1] == 0
+    assert np.any(state["coef"][0] != 0) and np.all(state["coef"][1] == 0)  # mistake driven

@@ -173,10 +173,16 @@ def ranking_data(rng, n, m, p):
     return X, (s > 1).astype(int) + (s > -0.5).astype(int)
 
 
+def flat(X, y):
+    """Dense queries (n, m, p), (n, m) as rows, relevance and query ids."""
+    n, m = np.shape(y)
+    return np.reshape(X, (n * m, -1)), np.reshape(y, -1), np.repeat(np.arange(n), m)
+
+
 def test_ranker_one_update_by_hand():
     rng = np.random.default_rng(0)
     X, y = ranking_data(rng, 1, 5, 3)
-    model = PredtronRanker(f="power_1.1", eta=0.5).partial_fit(X, y)
+    model = PredtronRanker(f="power_1.1", eta=0.5).partial_fit(*flat(X, y))
     space, loss = Permutations(POSITION_FUNCTIONS["power_1.1"]), NDCGLoss()
     # from w = 0 every score ties: σ = identity; unless that is ideal, w = −η Xᵀ(rep(σ̃) − rep(σ_y))
     t = np.zeros((1, 5))
@@ -191,11 +197,11 @@ def test_ranker_one_update_by_hand():
 @pytest.mark.parametrize("f", ["inverse", "power_1.1", "power_2"])
 def test_ranker_separates_training_queries(f, margin):
     rng = np.random.default_rng(1)
-    X, y = ranking_data(rng, 40, 8, 10)
-    model = PredtronRanker(f=f, margin=margin, n_epochs=200, stop_when_separated=True).fit(X, y)
+    X, y, qid = flat(*ranking_data(rng, 40, 8, 10))
+    model = PredtronRanker(f=f, margin=margin, n_epochs=200, stop_when_separated=True).fit(X, y, qid)
     assert model.n_epochs_ < 200
-    assert model.score(X, y) == 1.0
-    assert model.predict(X).shape == (40, 8)
+    assert model.score(X, y, qid) == 1.0
+    assert model.predict(X).shape == (320,)
     if margin == "l1":
         np.testing.assert_allclose(model.coef_, pnorm_link_inverse(model.dual_coef_[None],
                                                                    pnorm_exponent(10))[0])
@@ -205,44 +211,74 @@ def test_ranker_fit_is_repeated_partial_fit():
     rng = np.random.default_rng(2)
     X, y = ranking_data(rng, 30, 6, 4)
     for margin in ("l2", "l1"):
-        fitted = PredtronRanker(margin=margin, n_epochs=3, shuffle=True, random_state=5).fit(X, y)
+        fitted = PredtronRanker(margin=margin, n_epochs=3, shuffle=True, random_state=5).fit(*flat(X, y))
         online = PredtronRanker(margin=margin)
         orders = np.random.RandomState(5)
         for _ in range(3):
             order = orders.permutation(30)
-            online.partial_fit(X[order], y[order])
+            online.partial_fit(*flat(X[order], y[order]))
         np.testing.assert_allclose(fitted.coef_, online.coef_)
         assert fitted.n_mistakes_ == online.n_mistakes_ > 0
 
 
+def test_ranker_queries_of_different_lengths_are_rounds_of_the_rule():
+    """Queries of 3, 7 and 5 documents (any ids, contiguous): fit is one rule round per query."""
+    rng = np.random.default_rng(4)
+    sizes, p = [3, 7, 5], 4
+    queries = [ranking_data(rng, 1, m, p) for m in sizes]
+    X = np.concatenate([q[0][0] for q in queries])
+    y = np.concatenate([q[1][0] for q in queries])
+    qid = np.repeat([30, 10, 20], sizes)
+    model = PredtronRanker(margin="l1", n_epochs=2).fit(X, y, qid)
+    state = model.init_state(1, p)
+    for _ in range(2):
+        for Xq, yq in queries:
+            model.step(state, Xq, yq)
+    np.testing.assert_allclose(model.coef_, state["coef"][0])
+    np.testing.assert_allclose(model.decision_function(X), X @ state["coef"][0])
+    with pytest.raises(ValueError, match="rows of query 30 are not contiguous"):
+        model.fit(X, y, np.r_[qid[:-1], 30])
+
+
+def test_ranker_qid_routed_through_grid_search_with_group_k_fold():
+    import sklearn
+    from sklearn.model_selection import GridSearchCV, GroupKFold
+
+    X, y, qid = flat(*ranking_data(np.random.default_rng(5), 12, 6, 3))
+    with sklearn.config_context(enable_metadata_routing=True):
+        search = GridSearchCV(PredtronRanker(n_epochs=2), {"eta": [0.5, 1.0]}, cv=GroupKFold(3))
+        search.fit(X, y, qid=qid, groups=qid)
+    assert search.best_estimator_.coef_.shape == (3,) and 0 <= search.best_score_ <= 1
+
+
 def test_ranker_decision_function_and_ties():
-    model = PredtronRanker().partial_fit(np.ones((1, 3, 2)), [[0, 0, 0]])  # no loss: w stays 0
+    model = PredtronRanker().partial_fit(np.ones((3, 2)), [0, 0, 0])  # one query, no loss: w stays 0
     np.testing.assert_array_equal(model.coef_, 0)
     assert model.n_mistakes_ == 0
-    assert model.predict(np.zeros((2, 3, 2))).tolist() == [[1, 2, 3], [1, 2, 3]]
+    assert model.predict(np.zeros((3, 2))).tolist() == [0, 0, 0]
     model.coef_ = np.array([1.0, 0.0])
-    X = np.array([[[0.0, 1], [2, 1], [1, 1]]])
-    np.testing.assert_array_equal(model.decision_function(X), [[0.0, 2.0, 1.0]])
-    assert model.predict(X).tolist() == [[3, 1, 2]]
-    assert model.score(X, [[0, 2, 1]]) == 1.0
+    X = np.array([[0.0, 1], [2, 1], [1, 1]])
+    np.testing.assert_array_equal(model.decision_function(X), [0.0, 2.0, 1.0])
+    assert Permutations(POSITION_FUNCTIONS["inverse"]).pred(model.predict(X)[None]).tolist() == [[3, 1, 2]]
+    assert model.score(X, [0, 2, 1]) == 1.0
 
 
-@pytest.mark.parametrize("X, relevance, match", [
-    (np.zeros((4, 3)), np.zeros((4, 3)), "X must be 3-D"),
-    (np.full((1, 2, 2), np.nan), [[0, 1]], "NaN or infinite"),
-    (np.zeros((1, 2, 2)), [[0, 1, 2]], r"relevance must have shape .* \(1, 2\)"),
-    (np.zeros((1, 2, 2)), [[0, -1]], r"integers >= 0, got \[-1\]"),
-    (np.zeros((1, 2, 2)), [[0, 0.5]], r"integers >= 0, got \[0.5\]"),
-    (np.zeros((1, 2, 2)), [["a", "b"]], "integers >= 0"),
-    (np.zeros((0, 2, 2)), np.zeros((0, 2)), "at least one query"),
+@pytest.mark.parametrize("X, relevance, qid, match", [
+    (np.zeros((4, 3, 2)), np.zeros(4), None, "Found array with dim 3"),
+    (np.full((2, 2), np.nan), [0, 1], None, "Input X contains NaN"),
+    (np.zeros((2, 2)), [0, 1, 2], None, "inconsistent numbers of samples"),
+    (np.zeros((2, 2)), [0, -1], None, r"integers >= 0, got \[-1.0\] \(first at row 1\)"),
+    (np.zeros((2, 2)), [0, 0.5], None, r"integers >= 0, got \[0.5\]"),
+    (np.zeros((2, 2)), [0, 1], [0, 0, 0], "qid has 3 entries for 2 rows"),
+    (np.zeros((0, 2)), np.zeros(0), None, "0 sample"),
 ])
-def test_ranker_bad_input(X, relevance, match):
+def test_ranker_bad_input(X, relevance, qid, match):
     with pytest.raises(ValueError, match=match):
-        PredtronRanker().fit(X, relevance)
+        PredtronRanker().fit(X, relevance, qid)
 
 
 def test_ranker_bad_parameters_and_feature_mismatch():
-    X, y = np.zeros((1, 3, 2)), [[0, 1, 2]]
+    X, y = np.zeros((3, 2)), [0, 1, 2]
     with pytest.raises(ValueError, match="margin"):
         PredtronRanker(margin="l3").fit(X, y)
     with pytest.raises(ValueError, match="'f' parameter"):
@@ -250,8 +286,12 @@ def test_ranker_bad_parameters_and_feature_mismatch():
     with pytest.raises(ValueError, match="strictly decreasing"):
         PredtronRanker(f=lambda i: i * 1.0).fit(X, y)
     model = PredtronRanker().fit(X, y)
-    with pytest.raises(ValueError, match="X has 5 features, but PredtronRanker was fitted with 2"):
-        model.predict(np.zeros((1, 3, 5)))
+    with pytest.raises(ValueError, match="X has 5 features, but PredtronRanker is expecting 2"):
+        model.predict(np.zeros((3, 5)))
+    with pytest.raises(ValueError, match="X has 5 features, but PredtronRanker is expecting 2"):
+        model.partial_fit(np.zeros((3, 5)), y)
+    with pytest.raises(TypeError, match="takes no shape"):
+        model.init_state(1, 2, n_ranks=3)
 
 
 # --- finite spaces and matrix losses -----------------------------------------------------------

@@ -244,3 +244,37 @@ def test_readme_tables_from_tables(table):
     row = online_comparison_markdown([("data a", online)], algorithms=("PRank", "MCP")).splitlines()
     assert row[0] == "| data | targets (t = last round) | PRank | MCP (η = 0.5) |"
     assert row[2].startswith("| data a | 5 (t = 100) | **")
+
+
+def test_report_spec_comes_from_the_experiment_config(table):
+    from ordrank.reports import ReportSpec
+
+    spec = ReportSpec.for_experiment("svor_benchmark_quick")  # inherited from svor_benchmark
+    assert spec.reference == "SVORIM" and spec.block == ("dataset", "bins")
+    assert spec.order[:2] == ["SVORIM", "SVOREX"] and spec.readme_where == {"bins": 10}
+    assert ReportSpec.of_table(table) == ReportSpec.for_experiment("svor_benchmark")
+    with pytest.raises(ValueError, match="prank_synthetic.yaml: report is missing"):
+        ReportSpec.for_experiment("prank_synthetic")
+    with pytest.raises(ValueError, match=r"unknown keys \['colums'\]"):
+        ReportSpec.from_config({"reference": "A", "colums": ["A"]})
+    with pytest.raises(ValueError, match="2 experiments"):
+        ReportSpec.of_table(pd.concat([table, table.assign(experiment="other")]))
+
+
+def test_another_study_with_its_own_block_and_reference(table):
+    """A study with other names: block (dataset, fold), reference PRank, pairs by repetition."""
+    from ordrank.reports import ReportSpec
+
+    other = table.rename(columns={"bins": "fold", "split": "repetition"}).assign(experiment="letor")
+    spec = ReportSpec(reference="PRank", block=("dataset", "fold"), partition="repetition",
+                      methods=("PRank", "SVORIM"), readme_columns=("SVORIM", "PRank"),
+                      readme_where={"fold": 10}, datasets=("housing", "pyrim"))
+    text = markdown_table(other, "mae", spec=spec)
+    assert text.splitlines()[0].startswith("| dataset | fold | PRank | SVORIM | MC-SVM |")
+    assert "differs from PRank" in text
+    tests = paired_wilcoxon(other, "mae", spec=spec)
+    assert set(tests.reference) == {"PRank"} and "fold" in tests.columns
+    from ordrank.reports import benchmark_readme_markdown
+    lines = benchmark_readme_markdown(other, spec=spec).splitlines()
+    assert lines[0] == "| data set | SVORIM | PRank |" and lines[2].startswith("| housing |")
+    assert "over the 20 partitions; bold" in lines[-1]

@@ -134,3 +134,41 @@ def test_progress_switch(monkeypatch, capsys):
     monkeypatch.setenv("ORDRANK_PROGRESS", "yes")
     with pytest.raises(ValueError, match="ORDRANK_PROGRESS must be one of"):
         progress(2, "pieces")
+
+
+def keyed_table(keys: dict, config=None):
+    """A finalized table of one row per metric with the protocol ``keys`` {name: value}."""
+    table = pd.DataFrame({"algorithm": ["A", "A"], **{k: [v, v] for k, v in keys.items()},
+                          "metric": ["m1", "m2"], "value": [0.5, 0.25]})
+    return finalize(table, "e", "d", config or {"x": 1}, keys=tuple(keys))
+
+
+def test_protocol_keys_come_from_the_table_layout_not_a_global_list(tmp_path):
+    """A protocol with keys no list names (``fold``, ``query``) is keyed right, with no edit here."""
+    from ordrank.results import key_columns, protocol_keys
+
+    table = keyed_table({"fold": 1, "query": 7})
+    assert protocol_keys(table) == ["fold", "query"]
+    assert key_columns(table) == ["experiment", "dataset", "algorithm", "fold", "query", "metric"]
+    with pytest.raises(ValueError, match="not a results table"):
+        protocol_keys(table[["metric", "value", "algorithm"]])
+
+
+def test_duplicate_check_with_new_protocol_keys(tmp_path):
+    paths = [write_table(keyed_table({"fold": f}), tmp_path / f"{i}.parquet")
+             for i, f in enumerate([0, 1, 1])]
+    assert len(collect(paths[:2])) == 4  # fold 0 and fold 1 differ only in the new key: kept
+    with pytest.raises(ValueError, match="4 rows occur more than once"):
+        collect(paths[1:])  # the same fold twice, same config: refused
+
+
+def test_collect_tables_of_different_protocols_keeps_each_key(tmp_path):
+    online = write_table(keyed_table({"seed": 0, "step": 1}), tmp_path / "online.parquet")
+    ranking = write_table(keyed_table({"fold": 0, "query": 3}), tmp_path / "ranking.parquet")
+    ranking2 = write_table(keyed_table({"fold": 0, "query": 4}), tmp_path / "ranking2.parquet")
+    both = collect([online, ranking, ranking2])
+    assert both.columns[:9].tolist() == ["experiment", "dataset", "algorithm", "seed", "step", "fold",
+                                         "query", "metric", "value"]
+    assert len(both) == 6
+    with pytest.raises(ValueError, match="occur more than once"):
+        collect([online, ranking, ranking])

@@ -111,7 +111,7 @@ from ordrank.algorithms.structured import PredtronRanker  # noqa: E402
 from ordrank.app import build, run  # noqa: E402
 from ordrank.datasets.synthetic import CrammerSinger  # noqa: E402
 from ordrank.metrics import ndcg_loss  # noqa: E402
-from ordrank.protocols.subset_ranking import METRICS, SubsetRankingProtocol, positions_of  # noqa: E402
+from ordrank.protocols.subset_ranking import METRICS, SubsetRankingProtocol, flat, positions_of  # noqa: E402
 
 EXPERIMENTS = ["predtron_subset_n", "predtron_subset_m", "predtron_l1_vs_l2"]
 TINY = ["protocol.n_repetitions=2", "protocol.n_test=15"]
@@ -120,6 +120,11 @@ TINY = ["protocol.n_repetitions=2", "protocol.n_test=15"]
 def tiny_protocol(**changes):
     settings = dict(n_repetitions=3, n_train=[4, 9], m=6, p=5, n_test=12)
     return SubsetRankingProtocol(**{**settings, **changes})
+
+
+def positions(model, X, y):
+    """A fitted ranker's positions 1..m on dense queries X (n, m, p)."""
+    return positions_of(model.decision_function(flat(X, y)[0]).reshape(y.shape))
 
 
 def run_protocol(protocol, learners, dataset=None, seed=0):
@@ -158,9 +163,9 @@ def test_protocol_matches_fit_and_predict_copy_by_copy():
     task = GaussianSubsetRanking().task(task_rng, 6, 5)
     X_test, y_test = task.sample(test_rng, 12)
     X, y = task.sample(train_rng, 9)
-    model = clone(learners["inverse"]).fit(X, y)
+    model = clone(learners["inverse"]).fit(*flat(X, y))
     row = batched.set_index(["algorithm", "seed", "n_train", "metric"])["value"]
-    expected = ndcg_loss(model.predict(X_test), y_test).mean()
+    expected = ndcg_loss(positions(model, X_test, y_test), y_test).mean()
     assert row["inverse", 1, 9, "test_ndcg_loss"] == pytest.approx(expected)
     assert row["inverse", 1, 9, "passes"] == model.n_epochs_
 
@@ -171,9 +176,9 @@ def test_shuffling_learner_is_fitted_copy_by_copy():
     task_rng, test_rng, train_rng = tiny_protocol().streams(0, 0, 6, 5)
     task = GaussianSubsetRanking().task(task_rng, 6, 5)
     X_test, y_test = task.sample(test_rng, 12)
-    model = clone(learner).fit(*task.sample(train_rng, 7))
+    model = clone(learner).fit(*flat(*task.sample(train_rng, 7)))
     value = table.set_index("metric")["value"]
-    assert value["test_ndcg_loss"] == pytest.approx(ndcg_loss(model.predict(X_test), y_test).mean())
+    assert value["test_ndcg_loss"] == pytest.approx(ndcg_loss(positions(model, X_test, y_test), y_test).mean())
     assert value["passes"] == 3
 
 
@@ -284,3 +289,32 @@ def test_sweep_tables_of_the_protocol_collect(tmp_path):
     table = collect(paths)
     assert key_columns(table)[3:7] == ["seed", "n_train", "m", "p"]
     assert len(table) == 2 * 3 * 2 * 2 * 2 * len(METRICS)
+
+
+class LeastSquaresRanker:
+    """A ranker that is no online rule: least squares on the rows (qid accepted, unused)."""
+
+    def get_params(self, deep=True):
+        return {}
+
+    def set_params(self, **params):
+        return self
+
+    def fit(self, X, y, qid=None):
+        assert X.ndim == 2 and len(qid) == len(y) and np.all(np.diff(qid) >= 0)
+        self.coef_ = np.linalg.lstsq(X, y.astype(float), rcond=None)[0]
+        return self
+
+    def decision_function(self, X):
+        return X @ self.coef_
+
+
+def test_protocol_fits_any_qid_ranker_on_rows():
+    protocol = tiny_protocol(n_repetitions=1, n_train=[9])
+    table = run_protocol(protocol, {"LS": LeastSquaresRanker()}).set_index("metric")["value"]
+    task_rng, test_rng, train_rng = protocol.streams(0, 0, 6, 5)
+    task = GaussianSubsetRanking().task(task_rng, 6, 5)
+    X_test, y_test = task.sample(test_rng, 12)
+    model = LeastSquaresRanker().fit(*flat(*task.sample(train_rng, 9)))
+    assert table["test_ndcg_loss"] == pytest.approx(ndcg_loss(positions(model, X_test, y_test), y_test).mean())
+    assert "passes" not in table.index  # not an online learner: no passes recorded

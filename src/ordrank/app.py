@@ -30,9 +30,10 @@ from ordrank.results import ERROR, FINISHED, finalize, partial_path, publish, wr
 
 log = logging.getLogger(__name__)
 # left out of the config columns: where files are is not part of a result (so tables made on different
-# machines compare equal), and `experiment` already has a column of its own
+# machines compare equal), `experiment` already has a column of its own, and `report` (how the
+# report shows the table, ordrank.reports.ReportSpec) does not change a row
 LOCATION_KEYS = {"hydra", "experiment", "data_dir", "path_or_data_dir", "table_name", "publish",
-                 "results_dir", "only", "resume"}
+                 "results_dir", "only", "resume", "report"}
 
 
 def _without(config, keys):

@@ -4,8 +4,11 @@ The table is long: one row per (dataset, bins, algorithm, split, metric) with it
 chosen hyper-parameters ``params`` and a ``status`` ("ok", a solver status, or "failed: ...").
 A failed row has value NaN: it is counted as failed and left out of every mean and test.
 
-A *benchmark* below is one (dataset, bins) pair, e.g. abalone with 10 ranks; each is one "data set"
-for the rank statistics. The metrics are errors (lower is better) or seconds.
+A *benchmark* below is one value of the report's block keys, e.g. (dataset, bins) = abalone with 10
+ranks; each is one "data set" for the rank statistics. The metrics are errors (lower is better) or
+seconds. What a report shows -- block keys, Wilcoxon reference, column order, the README table's
+rows and columns -- is the ``report:`` section of the experiment's config (:class:`ReportSpec`);
+nothing here names a study's algorithms.
 Every function is a pure function of the table; ``write_report`` writes the files, sorted and with
 fixed decimals, so that the same table always gives the same bytes.
 """
@@ -17,25 +20,21 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ordrank.report_spec import ReportSpec, spec_for as _spec  # noqa: F401 (ReportSpec: re-exported)
 from ordrank.results import atomic_path, write_table
 
-BLOCK = ["dataset", "bins"]
-METHODS = ["SVORIM", "SVOREX", "Reduction-SVM", "Reduction-SVM-perceptron", "Reduction-tree",
-           "Reduction-boost", "OrderedLogit", "OrderedProbit", "PRank", "MC-SVM", "SVR-round"]
-PEERS = ["skordinal-SVORIM", "skordinal-SVOREX", "skordinal-REDSVM", "skordinal-ORBoost",
-         "mord-LogisticAT", "mord-LogisticIT"]
-ORDER = METHODS + PEERS  # default column order: ordrank's methods first, then the peers
 TITLES = {"mae": "Test mean absolute error", "zero_one": "Test zero-one error"}
 ALPHA = 0.05
 
 
-def metric_rows(table: pd.DataFrame, metric: str) -> pd.DataFrame:
+def metric_rows(table: pd.DataFrame, metric: str, spec: ReportSpec | None = None) -> pd.DataFrame:
     """The rows of one metric, with a boolean ``failed`` column; one row per partition required."""
+    spec = _spec(table, spec)
     rows = table[table["metric"] == metric].copy()
     status = rows["status"].astype(str) if "status" in rows else pd.Series("ok", index=rows.index)
     rows["failed"] = rows["value"].isna() | status.str.startswith("failed")
     rows.loc[rows["failed"], "value"] = np.nan
-    keys = [*BLOCK, "algorithm", "split"]
+    keys = [*spec.block, "algorithm", spec.partition]
     duplicated = rows.duplicated(keys, keep=False)
     if duplicated.any():
         first = rows.loc[duplicated, keys].iloc[0].tolist()
@@ -43,24 +42,27 @@ def metric_rows(table: pd.DataFrame, metric: str) -> pd.DataFrame:
     return rows
 
 
-def summary(table: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """Mean ± standard error over partitions per (dataset, bins, algorithm).
+def summary(table: pd.DataFrame, metric: str, spec: ReportSpec | None = None) -> pd.DataFrame:
+    """Mean ± standard error over partitions per (block, algorithm), e.g. (dataset, bins, algorithm).
 
     With the n values x_1..x_n of the partitions that did not fail, ``mean`` = Σx/n and
     ``sem`` = s/√n, where s is the sample standard deviation (divisor n − 1); sem is NaN for n = 1.
     ``failed`` counts the partitions that failed.
     """
-    rows = metric_rows(table, metric)
-    out = rows.groupby([*BLOCK, "algorithm"], sort=True).agg(
+    spec = _spec(table, spec)
+    block = list(spec.block)
+    rows = metric_rows(table, metric, spec)
+    out = rows.groupby([*block, "algorithm"], sort=True).agg(
         mean=("value", "mean"), sem=("value", "sem"), n=("value", "count"), failed=("failed", "sum"))
     out = out.reset_index()
     out["n"] = out["n"].astype(int)
     out["failed"] = out["failed"].astype(int)
-    return out[[*BLOCK, "algorithm", "mean", "sem", "n", "failed"]]
+    return out[[*block, "algorithm", "mean", "sem", "n", "failed"]]
 
 
-def paired_wilcoxon(table: pd.DataFrame, metric: str, reference: str = "SVORIM") -> pd.DataFrame:
-    """Each algorithm against ``reference`` on the partitions where both have a value.
+def paired_wilcoxon(table: pd.DataFrame, metric: str, reference: str | None = None,
+                    spec: ReportSpec | None = None) -> pd.DataFrame:
+    """Each algorithm against ``reference`` (default: the spec's) on the partitions where both have a value.
 
     The differences d_i = algorithm − reference over the paired partitions go to the two-sided
     Wilcoxon signed-rank test (zero differences dropped, scipy's default): it ranks |d_i| and asks
@@ -68,14 +70,16 @@ def paired_wilcoxon(table: pd.DataFrame, metric: str, reference: str = "SVORIM")
     If every difference is 0 the methods are indistinguishable and p = 1; with no pairs p is NaN.
     ``sign`` is "better" (lower mean on the pairs), "worse" or "tie"; ``n_pairs`` counts the pairs.
     """
-    rows = metric_rows(table, metric).dropna(subset=["value"])
+    spec = _spec(table, spec, reference=reference)
+    block, reference, partition = list(spec.block), spec.reference, spec.partition
+    rows = metric_rows(table, metric, spec).dropna(subset=["value"])
     records = []
-    for (dataset, bins), block in rows.groupby(BLOCK, sort=True):
-        ref = block[block["algorithm"] == reference].set_index("split")["value"]
-        for algorithm, other in block.groupby("algorithm", sort=True):
+    for key, group in rows.groupby(block, sort=True):
+        ref = group[group["algorithm"] == reference].set_index(partition)["value"]
+        for algorithm, other in group.groupby("algorithm", sort=True):
             if algorithm == reference:
                 continue
-            pairs = other.set_index("split")["value"].to_frame("x").join(ref.rename("r"), how="inner")
+            pairs = other.set_index(partition)["value"].to_frame("x").join(ref.rename("r"), how="inner")
             diff = (pairs["x"] - pairs["r"]).to_numpy()
             if len(diff) == 0:
                 pvalue, mean_diff = np.nan, np.nan
@@ -85,17 +89,18 @@ def paired_wilcoxon(table: pd.DataFrame, metric: str, reference: str = "SVORIM")
                 pvalue, mean_diff = float(stats.wilcoxon(diff).pvalue), float(diff.mean())
             sign = ("n/a" if np.isnan(mean_diff) else
                     "better" if mean_diff < 0 else "worse" if mean_diff > 0 else "tie")
-            records.append({"dataset": dataset, "bins": bins, "algorithm": algorithm,
+            records.append({**dict(zip(block, key)), "algorithm": algorithm,
                             "reference": reference, "n_pairs": len(diff),
                             "mean_difference": mean_diff, "pvalue": pvalue, "sign": sign})
-    columns = [*BLOCK, "algorithm", "reference", "n_pairs", "mean_difference", "pvalue", "sign"]
+    columns = [*block, "algorithm", "reference", "n_pairs", "mean_difference", "pvalue", "sign"]
     return pd.DataFrame(records, columns=columns)
 
 
-def average_ranks(table: pd.DataFrame, metric: str):
+def average_ranks(table: pd.DataFrame, metric: str, spec: ReportSpec | None = None):
     """Average ranks over benchmarks and the Friedman test; returns ``(ranks, friedman)``.
 
-    In each benchmark (dataset, bins) the algorithms with a mean are ranked by it, 1 = lowest,
+    In each benchmark (one value of the spec's block, e.g. (dataset, bins)) the algorithms with a
+    mean are ranked by it, 1 = lowest,
     ties sharing the average of their ranks. ``ranks`` holds per algorithm the mean of its ranks
     over the benchmarks where it has results (``n_datasets``); averages are comparable only between
     algorithms present everywhere (``in_friedman``).
@@ -107,10 +112,12 @@ def average_ranks(table: pd.DataFrame, metric: str):
     ``friedman["left_out"]``), and it is not applicable with fewer than 3 algorithms or 2 benchmarks.
     Note the benchmarks of one data set with different bins are not independent.
     """
-    means = summary(table, metric).dropna(subset=["mean"])
-    means["rank"] = means.groupby(BLOCK, sort=True)["mean"].transform(
+    spec = _spec(table, spec)
+    block = list(spec.block)
+    means = summary(table, metric, spec).dropna(subset=["mean"])
+    means["rank"] = means.groupby(block, sort=True)["mean"].transform(
         lambda m: stats.rankdata(m.to_numpy(), method="average"))
-    wide = means.pivot_table(index=BLOCK, columns="algorithm", values="mean", aggfunc="first")
+    wide = means.pivot_table(index=block, columns="algorithm", values="mean", aggfunc="first")
     complete = sorted(wide.columns[wide.notna().all()].tolist())
     left_out = sorted(set(wide.columns) - set(complete))
     ranks = means.groupby("algorithm", sort=True).agg(
@@ -142,47 +149,53 @@ def friedman_line(friedman: dict) -> str:
     return line
 
 
-def column_order(algorithms, order=None) -> list[str]:
-    """``order`` (default ORDER) restricted to ``algorithms``, then the others alphabetically."""
-    order = ORDER if order is None else list(order)
+def column_order(algorithms, order=()) -> list[str]:
+    """``order`` restricted to ``algorithms``, then the others alphabetically."""
+    order = list(order or ())
     present = set(algorithms)
     return [a for a in order if a in present] + sorted(present - set(order))
 
 
-def markdown_table(table: pd.DataFrame, metric: str, reference: str = "SVORIM", order=None,
-                   decimals: int = 3) -> str:
-    """Markdown table: a row per (dataset, bins), a column per algorithm, cells "mean ± 1 s.e.".
+def markdown_table(table: pd.DataFrame, metric: str, reference: str | None = None, order=None,
+                   decimals: int = 3, spec: ReportSpec | None = None) -> str:
+    """Markdown table: a row per benchmark (block value), a column per algorithm, cells "mean ± 1 s.e.".
 
     The lowest mean of a row is **bold**; † marks p < 0.05 in the Wilcoxon test against
     ``reference``; "(k failed)" counts failed partitions. Below: average ranks and Friedman's test.
+    Columns follow ``order`` (default: the spec's methods, then its peers).
     """
-    means = summary(table, metric)
-    tests = paired_wilcoxon(table, metric, reference)
-    significant = set(map(tuple, tests.loc[tests["pvalue"] < ALPHA, [*BLOCK, "algorithm"]].to_numpy()))
-    columns = column_order(means["algorithm"].unique(), order)
-    cells = {tuple(r[:3]): r[3:] for r in means[[*BLOCK, "algorithm", "mean", "sem", "failed"]].to_numpy()}
-    lines = ["| dataset | bins | " + " | ".join(columns) + " |",
-             "|---|---:|" + "---:|" * len(columns)]
-    for (dataset, bins), block in means.groupby(BLOCK, sort=True):
-        best = block["mean"].min()
+    spec = _spec(table, spec, reference=reference)
+    block, reference = list(spec.block), spec.reference
+    means = summary(table, metric, spec)
+    tests = paired_wilcoxon(table, metric, spec=spec)
+    significant = set(map(tuple, tests.loc[tests["pvalue"] < ALPHA, [*block, "algorithm"]].to_numpy()))
+    columns = column_order(means["algorithm"].unique(), spec.order if order is None else order)
+    width = len(block)
+    cells = {tuple(r[:width + 1]): r[width + 1:]
+             for r in means[[*block, "algorithm", "mean", "sem", "failed"]].to_numpy()}
+    align = ["---:" if pd.api.types.is_numeric_dtype(means[k]) else "---" for k in block]
+    lines = ["| " + " | ".join(block) + " | " + " | ".join(columns) + " |",
+             "|" + "|".join(align) + "|" + "---:|" * len(columns)]
+    for key, group in means.groupby(block, sort=True):
+        best = group["mean"].min()
         row = []
         for algorithm in columns:
-            if (dataset, bins, algorithm) not in cells:
+            if (*key, algorithm) not in cells:
                 row.append("–")
                 continue
-            mean, sem, failed = cells[(dataset, bins, algorithm)]
+            mean, sem, failed = cells[(*key, algorithm)]
             if np.isnan(mean):
                 text = "failed"
             else:
                 text = f"{mean:.{decimals}f}" + ("" if np.isnan(sem) else f" ± {sem:.{decimals}f}")
                 text = f"**{text}**" if mean == best else text
-                text += "†" if (dataset, bins, algorithm) in significant else ""
+                text += "†" if (*key, algorithm) in significant else ""
             row.append(text + (f" ({int(failed)} failed)" if failed else ""))
-        lines.append(f"| {dataset} | {bins} | " + " | ".join(row) + " |")
-    ranks, friedman = average_ranks(table, metric)
+        lines.append("| " + " | ".join(map(str, key)) + " | " + " | ".join(row) + " |")
+    ranks, friedman = average_ranks(table, metric, spec)
     by_name = dict(zip(ranks["algorithm"], ranks["average_rank"]))
-    lines.append("| average rank | | " + " | ".join(f"{by_name[a]:.2f}" if a in by_name else "–"
-                                                 for a in columns) + " |")
+    lines.append("| average rank | " + "| " * (width - 1) + " | ".join(
+        f"{by_name[a]:.2f}" if a in by_name else "–" for a in columns) + " |")
     legend = (f"Mean ± 1 standard error over partitions; **bold**: lowest mean of the row; "
               f"†: differs from {reference} at p < {ALPHA} (two-sided Wilcoxon signed-rank test "
               f"on paired partitions); average rank: 1 = best, over the benchmarks where present.")
@@ -198,7 +211,7 @@ def time_table(table: pd.DataFrame) -> pd.DataFrame:
     return out.sort_values(["dataset", "algorithm"], kind="stable", ignore_index=True)
 
 
-def time_markdown(times: pd.DataFrame, order=None, decimals: int = 3) -> str:
+def time_markdown(times: pd.DataFrame, order=(), decimals: int = 3) -> str:
     """Markdown table of ``time_table``: a row per data set, cells "fit / cv" in seconds."""
     columns = column_order(times["algorithm"].unique(), order)
     cells = {(d, a): (f, c) for d, a, f, c in times[["dataset", "algorithm", "fit_seconds",
@@ -228,33 +241,42 @@ def write_text(text: str, path: Path) -> Path:
     return path
 
 
-def write_report(table: pd.DataFrame, out_dir, reference: str = "SVORIM", order=None) -> Path:
-    """Write report.md and the summary, Wilcoxon, rank and time CSVs under ``out_dir``."""
+def write_report(table: pd.DataFrame, out_dir, reference: str | None = None, order=None,
+                 spec: ReportSpec | None = None) -> Path:
+    """Write report.md and the summary, Wilcoxon, rank and time CSVs under ``out_dir``.
+
+    ``spec`` defaults to the ``report:`` section of the table's experiment config; ``reference``
+    and ``order`` override its reference and column order.
+    """
+    spec = _spec(table, spec, reference=reference)
+    order = spec.order if order is None else order
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     scored = table[table["metric"].isin(list(TITLES))]
-    n_splits = scored["split"].nunique()
-    n_benchmarks = len(scored[BLOCK].drop_duplicates())
+    n_splits = scored[spec.partition].nunique()
+    n_benchmarks = len(scored[list(spec.block)].drop_duplicates())
+    kinds = " × ".join("data set" if k == "dataset" else k for k in spec.block)
     parts = [
         "# Batch ordinal-regression benchmark",
         "",
         f"Generated from the tidy results table by `experiments/report_svor_benchmark.py` — do not "
-        f"edit by hand. Covers {scored['dataset'].nunique()} data sets ({n_benchmarks} data set × "
-        f"bins benchmarks), {n_splits} partitions and {scored['algorithm'].nunique()} algorithms; "
-        f"Wilcoxon reference: {reference}.",
+        f"edit by hand. Covers {scored['dataset'].nunique()} data sets ({n_benchmarks} {kinds} "
+        f"benchmarks), {n_splits} partitions and {scored['algorithm'].nunique()} algorithms; "
+        f"Wilcoxon reference: {spec.reference}.",
     ]
     for metric, title in TITLES.items():
         parts += ["", f"## {title}", ""]
         if not (table["metric"] == metric).any():
             parts.append("No results for this metric.")
         else:
-            parts.append(markdown_table(table, metric, reference, order).rstrip("\n"))
-        write_table(fixed(summary(table, metric)), out_dir / f"summary_{metric}.csv")
-        write_table(fixed(paired_wilcoxon(table, metric, reference)), out_dir / f"wilcoxon_{metric}.csv")
-        write_table(fixed(average_ranks(table, metric)[0]), out_dir / f"ranks_{metric}.csv")
+            parts.append(markdown_table(table, metric, order=order, spec=spec).rstrip("\n"))
+        write_table(fixed(summary(table, metric, spec)), out_dir / f"summary_{metric}.csv")
+        write_table(fixed(paired_wilcoxon(table, metric, spec=spec)), out_dir / f"wilcoxon_{metric}.csv")
+        write_table(fixed(average_ranks(table, metric, spec)[0]), out_dir / f"ranks_{metric}.csv")
     times = time_table(table)
+    over = " and ".join([*(k for k in spec.block if k != "dataset"), "partitions"])
     parts += ["", "## Training time (seconds)", "",
-              "Mean over bins and partitions: refit on the whole training part / cross-validated "
+              f"Mean over {over}: refit on the whole training part / cross-validated "
               "model selection.", "", time_markdown(times, order).rstrip("\n")]
     write_table(fixed(times), out_dir / "times.csv")
     return write_text("\n".join(parts) + "\n", out_dir / "report.md")
@@ -264,16 +286,6 @@ def write_report(table: pd.DataFrame, out_dir, reference: str = "SVORIM", order=
 # The README holds tables computed from the committed results tables, between the markers
 #     <!-- BEGIN table:NAME --> ... <!-- END table:NAME -->
 # `experiments/reproduce.py` rewrites them; tests/test_reproduce.py checks they are up to date.
-
-# The papers' order of the benchmark data sets (Chu & Keerthi 2005, Table 1; Li & Lin 2006, Table 1)
-BENCHMARK_DATASETS = ["pyrim", "machine", "housing", "abalone", "stock", "bank2", "computer2",
-                      "calhousing", "census2"]
-# the README's benchmark columns: one per method, each beside its reference implementation
-README_BENCHMARK_COLUMNS = ["SVORIM", "skordinal-SVORIM", "SVOREX", "skordinal-SVOREX", "Reduction-SVM",
-                            "skordinal-REDSVM", "Reduction-SVM-perceptron", "Reduction-tree",
-                            "Reduction-boost", "skordinal-ORBoost", "OrderedLogit", "mord-LogisticAT",
-                            "PRank"]
-
 
 def final_losses(table: pd.DataFrame, metric: str = "time_avg_rank_loss") -> pd.DataFrame:
     """Per algorithm, the metric at the table's last step: mean, standard error s/√n and n seeds."""
@@ -356,21 +368,29 @@ def online_comparison_markdown(rows, algorithms=None, decimals: int = 3) -> str:
     return "\n".join(lines) + "\n\nMean ± 1 standard error over the target users; bold: lowest of the row.\n"
 
 
-def benchmark_readme_markdown(table: pd.DataFrame, metric: str = "mae", columns=None, bins: int = 10,
-                              decimals: int = 3) -> str:
-    """Markdown: a row per data set (the papers' order), a column per algorithm of ``columns``.
+def benchmark_readme_markdown(table: pd.DataFrame, metric: str = "mae", columns=None, decimals: int = 3,
+                              spec: ReportSpec | None = None) -> str:
+    """Markdown: a row per data set (the spec's ``datasets`` order), a column per algorithm of ``columns``.
 
-    Cells are "mean ± 1 s.e." over the partitions with ``bins`` ranks; the lowest mean of the row
-    among these columns is bold; "(k failed)" counts failed partitions, "–" marks no results.
+    ``columns`` defaults to the spec's ``readme_columns``; the rows are those of the spec's
+    ``readme_where`` (e.g. bins = 10). Cells are "mean ± 1 s.e." over the partitions; the lowest
+    mean of the row among these columns is bold; "(k failed)" counts failed partitions, "–" marks
+    no results.
     """
-    columns = README_BENCHMARK_COLUMNS if columns is None else list(columns)
-    rows = table[table["bins"] == bins]
-    means = summary(rows, metric)
+    spec = _spec(table, spec)
+    columns = list(spec.readme_columns if columns is None else columns)
+    if not columns:
+        raise ValueError("no README columns: set report.readme_columns in the experiment config")
+    rows = table
+    for key, value in spec.readme_where.items():
+        rows = rows[rows[key] == value]
+    means = summary(rows, metric, spec)
     if means.empty:
-        raise ValueError(f"no {metric} results with bins = {bins}")
+        where = ", ".join(f"{k} = {v}" for k, v in spec.readme_where.items()) or "any rows"
+        raise ValueError(f"no {metric} results with {where}")
     cells = means.set_index(["dataset", "algorithm"])
     present = set(means["dataset"])
-    datasets = [d for d in BENCHMARK_DATASETS if d in present] + sorted(present - set(BENCHMARK_DATASETS))
+    datasets = [d for d in spec.datasets if d in present] + sorted(present - set(spec.datasets))
     lines = ["| data set | " + " | ".join(columns) + " |", "|---|" + "---:|" * len(columns)]
     for dataset in datasets:
         shown = [cells.loc[(dataset, a)] if (dataset, a) in cells.index else None for a in columns]
@@ -385,9 +405,10 @@ def benchmark_readme_markdown(table: pd.DataFrame, metric: str = "mae", columns=
                                                                      bold=cell["mean"] == best)
             row.append(text + (f" ({int(cell['failed'])} failed)" if cell["failed"] else ""))
         lines.append(f"| {dataset} | " + " | ".join(row) + " |")
-    n = rows.loc[rows["metric"] == metric, "split"].nunique()
+    n = rows.loc[rows["metric"] == metric, spec.partition].nunique()
+    subset = f" ({spec.readme_subset})" if spec.readme_subset else ""
     return ("\n".join(lines) + f"\n\nTest {LABELS_SHORT.get(metric, metric)}, mean ± 1 standard error "
-            f"over the {n} partitions ({bins} ranks); bold: lowest of the row among these columns.\n")
+            f"over the {n} partitions{subset}; bold: lowest of the row among these columns.\n")
 
 
 LABELS_SHORT = {"mae": "MAE", "zero_one": "zero-one error"}

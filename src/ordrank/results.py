@@ -3,7 +3,10 @@
 One row per (experiment, dataset, algorithm, <protocol keys>, metric) with the measured ``value``,
 then any extra columns a protocol adds (``user``, ``params``, ``status``), then the run's resolved
 configuration as ``config.*`` columns. The protocol keys are ``seed, step`` for online curves,
-``bins, split`` for train/test partitions and ``seed, n_train, m, p`` for subset ranking. Figures and reports are group-bys of these tables.
+``bins, split`` for train/test partitions and ``seed, n_train, m, p`` for subset ranking: each
+protocol class declares them (its ``keys`` attribute) and :func:`finalize` writes them between
+``algorithm`` and ``metric``, so a table says which of its columns are keys (:func:`protocol_keys`)
+and a new protocol needs no edit here. Figures and reports are group-bys of these tables.
 """
 from __future__ import annotations
 
@@ -21,17 +24,37 @@ import numpy as np
 import pandas as pd
 
 CORE = ["experiment", "dataset", "algorithm"]
-PROTOCOL_KEYS = ["seed", "step", "bins", "split", "query", "n_train", "m", "p"]  # canonical order
 KEYS = [*CORE, "seed", "step", "metric"]  # the online protocols' keys
 COLUMNS = [*KEYS, "value"]
 FINISHED = "FINISHED"  # in a job's folder: its table is complete; holds the config's fingerprint
 ERROR = "ERROR"        # in a job's folder: why its last attempt failed (removed when one succeeds)
 
 
+def protocol_keys(table: pd.DataFrame) -> list[str]:
+    """The protocol keys of a table laid out by :func:`finalize`: the columns between the core
+    columns (experiment, dataset, algorithm) and ``metric, value``. Any other layout is refused."""
+    columns = [str(c) for c in table.columns]
+    core = len(CORE)
+    if columns[:core] != CORE or "metric" not in columns or \
+            columns[columns.index("metric") + 1:columns.index("metric") + 2] != ["value"]:
+        raise ValueError(f"not a results table: its columns must start with {', '.join(CORE)}, then the "
+                         f"protocol keys, then metric, value (as finalize writes them); got {columns[:10]}")
+    return columns[core:columns.index("metric")]
+
+
 def key_columns(table: pd.DataFrame, keys=None) -> list[str]:
-    """The identifying columns of ``table``: core, the protocol keys (given, or those present), metric."""
-    keys = [k for k in PROTOCOL_KEYS if k in table.columns] if keys is None else list(keys)
+    """The identifying columns of ``table``: core, the protocol keys (given, or the table's), metric."""
+    keys = protocol_keys(table) if keys is None else list(keys)
     return [*CORE, *keys, "metric"]
+
+
+def concat_tables(tables) -> pd.DataFrame:
+    """Tables (of one protocol or several) as one, laid out as :func:`finalize` does: the union of
+    their protocol keys (in order of appearance) between the core columns and ``metric, value``."""
+    keys = list(dict.fromkeys(k for t in tables for k in protocol_keys(t)))
+    table = pd.concat(tables, ignore_index=True)
+    ordered = [*CORE, *keys, "metric", "value"]
+    return table[ordered + [c for c in table.columns if c not in ordered]]
 
 
 def curve_records(curves: np.ndarray, steps: np.ndarray, **constants) -> pd.DataFrame:
@@ -169,7 +192,7 @@ def collect(paths) -> pd.DataFrame:
     tables = [read_table(p) for p in paths]
     if not tables:
         raise ValueError("no results tables to collect")
-    table = pd.concat(tables, ignore_index=True)
+    table = concat_tables(tables)
     keys = duplicate_key_columns(table)
     twice = table.duplicated(keys, keep=False)
     if twice.any():

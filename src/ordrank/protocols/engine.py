@@ -1,8 +1,9 @@
 """The online engine: S independent sequences at once, predict then update, a per-round loss.
 
 Every online protocol runs its learners through :func:`run_sequences`; what differs between them is
-how the sequences are made and which loss and label check apply (rank loss on ranks 1..k for
-ordinal regression; other losses and structured labels pass their own ``loss`` and ``check``).
+how the sequences are made and which loss and label check apply (by default the learner's own
+``loss`` -- the rank loss on ranks 1..k for ordinal regression; other losses and structured labels
+pass their own ``loss`` and ``check``). A learner is a :class:`~ordrank.algorithms.online._base.Rule`.
 """
 from __future__ import annotations
 
@@ -10,18 +11,17 @@ from functools import partial
 
 import numpy as np
 
-from ordrank.metrics import rank_loss
 from ordrank.protocols._checks import check_ranks
 
 
-def run_sequences(learner, X: np.ndarray, y: np.ndarray, n_ranks: int, *, loss=rank_loss,
+def run_sequences(learner, X: np.ndarray, y: np.ndarray, n_ranks: int, *, loss=None,
                   check=None) -> np.ndarray:
     """Run ``learner``'s rule on S sequences at once and return the per-round loss (S, T).
 
     ``X`` is (S, T, d) and ``y`` is (S, T, ...) labels (by default ranks in 1..k, checked by
     ``check(y)``). On round t every copy predicts ``X[:, t]`` with its current model, is charged
-    ``loss(y_t, ŷ_t)``, then updates (``learner.step``, which returns the prediction it made before
-    updating).
+    ``loss(y_t, ŷ_t)`` (default ``learner.loss``), then updates (``learner.step``, which returns the
+    prediction it made before updating).
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
@@ -35,7 +35,8 @@ def run_sequences(learner, X: np.ndarray, y: np.ndarray, n_ranks: int, *, loss=r
     y_t = np.ascontiguousarray(np.moveaxis(y, 1, 0))
     if np.issubdtype(y_t.dtype, np.integer):
         y_t = y_t.astype(np.int64)
-    state = learner.init_state(n_seq, n_features, n_ranks)
+    state = learner.init_state(n_seq, n_features, n_ranks=n_ranks)
+    loss = learner.loss if loss is None else loss
     losses = None
     for t in range(n_rounds):
         value = loss(y_t[t], learner.step(state, X_t[t], y_t[t]))

@@ -15,15 +15,16 @@ Streams: ``SeedSequence(seed, spawn_key=(r, m, p))`` spawns three generators, fo
 test set and the training pool, so each is the same whatever the grid or the number of
 repetitions, and the training set of size n is the same in every run with n in the grid.
 
-Training. An online learner exposing the vectorized rule (``init_state``/``step``, as
-:class:`~ordrank.algorithms.structured.PredtronRanker` does) runs, when ``vectorize`` is true and it
-does not shuffle, on every (repetition, n) copy at once: each pass visits queries 1..n of each
-copy in order, and a copy stops after its first pass without a mistake when the learner's
-``stop_when_separated`` is set, else after ``n_epochs`` passes — what the learner's own ``fit``
-does, copy by copy (a test checks they agree). Any other ranker is cloned and fitted on each copy
-(``fit(X, relevance)``, ``predict(X)`` → positions 1..m), which is also what ``vectorize=false``
-does for every learner. Copies are batched by repetitions so that the batched training pools stay
-under ``MAX_POOL_BYTES``.
+Training. An online learner that is a :class:`~ordrank.algorithms.online._base.Rule` (as
+:class:`~ordrank.algorithms.structured.PredtronRanker` is) runs, when ``vectorize`` is true and it
+does not shuffle, on every (repetition, n) copy at once: each round gives every copy one query as
+a dense (m, p) block (the rule's instance), each pass visits queries 1..n of each copy in order,
+and a copy stops after its first pass without a mistake (``learner.loss`` > 0 on no query) when
+the learner's ``stop_when_separated`` is set, else after ``n_epochs`` passes — what the learner's
+own ``fit`` does, copy by copy (a test checks they agree). Any other ranker is cloned and fitted
+on each copy's rows (``fit(X, y, qid)``, ``decision_function(X)`` → one score per row, ranked
+per query), which is also what ``vectorize=false`` does for every learner. Copies are batched by
+repetitions so that the batched training pools stay under ``MAX_POOL_BYTES``.
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from ordrank.algorithms.online._base import Rule
 from ordrank.algorithms.structured.spaces import positions_of
 from ordrank.metrics import ndcg_loss
 from ordrank.progress import progress
@@ -63,8 +65,14 @@ def mean_ndcg_loss(scores: np.ndarray, relevance: np.ndarray) -> float:
 
 def vectorizable(learner) -> bool:
     """Whether the batched engine reproduces ``learner.fit``: the online rule, queries in order."""
-    return all(hasattr(learner, a) for a in ("init_state", "step", "n_epochs", "stop_when_separated")) \
+    return isinstance(learner, Rule) and all(hasattr(learner, a) for a in ("n_epochs", "stop_when_separated")) \
         and not getattr(learner, "shuffle", False)
+
+
+def flat(X, y):
+    """Dense queries X (n, m, p), y (n, m) as rows with their query ids: (n·m, p), (n·m,), qid."""
+    n, m = y.shape
+    return X.reshape(n * m, -1), y.reshape(-1), np.repeat(np.arange(n), m)
 
 
 def batched_passes(learner, X, y, owner, sizes, bar=None):
@@ -84,7 +92,8 @@ def batched_passes(learner, X, y, owner, sizes, bar=None):
         for q in range(int(sizes[running].max())):
             copies = running[sizes[running] > q]
             sub = {key: value[copies] for key, value in state.items()}
-            _, losses = learner.step(sub, X[owner[copies], q], y[owner[copies], q])
+            relevance = y[owner[copies], q]
+            losses = learner.loss(relevance, learner.step(sub, X[owner[copies], q], relevance))
             for key, value in sub.items():
                 state[key][copies] = value
             mistakes[copies] += np.asarray(losses) > 0
@@ -145,9 +154,10 @@ class SubsetRankingProtocol:
                              "subset_ranking needs a subset-ranking generator "
                              "(dataset=subset_ranking or subset_ranking_sparse)")
         for name, learner in learners.items():
-            if not (vectorizable(learner) or (hasattr(learner, "fit") and hasattr(learner, "predict"))):
+            if not (vectorizable(learner) or (hasattr(learner, "fit")
+                                              and hasattr(learner, "decision_function"))):
                 raise ValueError(f"algorithms.{name} ({type(learner).__name__}) is not a ranker: it needs "
-                                 "fit(X, relevance) and predict(X)")
+                                 "fit(X, y, qid) and decision_function(X)")
         points = [(m, p) for m in self.m for p in self.p]
         total = sum(len(self.chunks(m, p)) for m, p in points) * sum(
             getattr(learner, "n_epochs", 1) for learner in learners.values())
@@ -176,7 +186,7 @@ class SubsetRankingProtocol:
             coef, passes = batched_passes(learner, X, y, owner, sizes, bar)
             scorers = [lambda Z, z, w=w: mean_ndcg_loss(Z @ w, z) for w in coef]
         else:
-            models = [clone(learner).fit(X[o, :n], y[o, :n]) for o, n in zip(owner, sizes)]
+            models = [clone(learner).fit(*flat(X[o, :n], y[o, :n])) for o, n in zip(owner, sizes)]
             passes = np.array([getattr(model, "n_epochs_", np.nan) for model in models], dtype=float)
             scorers = [_scorer(model) for model in models]
             if bar is not None:
@@ -195,7 +205,7 @@ class SubsetRankingProtocol:
 
 
 def _scorer(model):
-    """Mean NDCG loss of a fitted ranker's predicted positions."""
+    """Mean NDCG loss of the rankings a fitted ranker's scores give the dense queries X (n, m, p)."""
     def score(X, y):
-        return float(ndcg_loss(model.predict(X), y).mean())
+        return mean_ndcg_loss(model.decision_function(flat(X, y)[0]).reshape(y.shape), y)
     return score

@@ -1,23 +1,34 @@
-"""What every online ordinal learner shares: labels ↔ ranks, partial_fit / fit, scoring.
+"""The online rule contract, and what every online ordinal learner shares.
 
-A learner is defined by a *rule*: three methods that act on a state of S independent copies of the
-model at once (arrays with a leading axis of length S):
+Every online learner of the repository -- the ordinal ones (PRank, MCP, WH, PredtronOrdinal) and
+the subset ranker (PredtronRanker) -- is defined by a *rule* (:class:`Rule`): methods that act on a
+state of S independent copies of the model at once (arrays with a leading axis of length S), so
+that a protocol runs S sequences in one pass and ``partial_fit`` runs the very same rule with S = 1
+on views of the fitted attributes (the two can never drift apart).
 
-``init_arrays(S, d, k) -> dict``
-    The zero model, one named array per fitted attribute (``{"coef": (S, d), ...}``); the state is
-    these arrays plus ``"n_ranks": k``.
+``init_state(n_copies, n_features, **shape) -> dict``
+    The zero model, one named array per fitted attribute (``{"coef": (S, d), ...}``). ``shape``
+    holds what else sizes the model: ``n_ranks=k`` for the ordinal rules (the state then also
+    holds ``"n_ranks": k``); nothing for the ranker (a query's length m may change every round).
 ``decision(state, X) -> scores``
-    Real-valued scores for one instance per copy, ``X`` of shape (S, d).
-``step(state, X, y) -> y_hat``
-    One online round per copy: predict ranks ``y_hat`` (S,) in 1..k for ``X``, then update the state
-    in place with the true ranks ``y`` (S,). The prediction is made *before* the update.
+    Real-valued scores of one instance per copy: ``X`` is (S, d) for a row (ordinal), (S, m, d)
+    for a query of m documents (ranker).
+``step(state, X, target) -> prediction``
+    One online round per copy: predict for ``X`` (ranks (S,) in 1..k; positions (S, m) in 1..m),
+    then update the state in place with the true ``target`` (ranks (S,); relevance (S, m)). The
+    prediction is made *before* the update, and returned.
+``loss(target, prediction) -> losses``
+    The per-copy loss (S,) of a round's prediction: the rank loss |ŷ − y| for ordinal rules, the
+    NDCG loss for the ranker. A mistake-driven learner updates exactly where it is > 0.
 
-The vectorized online protocol (:mod:`ordrank.protocols.online`) calls ``step`` with S sequences;
-``partial_fit`` calls the very same ``step`` with S = 1, one row at a time, on views of the fitted
-attributes, so the two can never drift apart.
+The engines are :func:`ordrank.protocols.engine.run_sequences` (S sequences of rows) and
+:func:`ordrank.protocols.subset_ranking.batched_passes` (S copies making passes over queries).
+``step`` returns the prediction rather than the loss so that a protocol may charge another loss
+(``run_sequences(..., loss=...)``).
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from numbers import Integral
 
 import numpy as np
@@ -25,10 +36,32 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
 from ordrank.algorithms._ordinal import OrdinalEstimator, check_ordinal_target, rank_order
+from ordrank.metrics import rank_loss
 
 
-class OnlineOrdinalRegressor(OrdinalEstimator):
-    """Base class: subclasses set ``_state_keys`` and implement the rule (see module docstring).
+class Rule(ABC):
+    """The online rule contract (see the module docstring); the engines accept any Rule."""
+
+    @abstractmethod
+    def init_state(self, n_copies: int, n_features: int, **shape) -> dict:
+        """The zero model of ``n_copies`` independent copies."""
+
+    @abstractmethod
+    def decision(self, state: dict, X: np.ndarray) -> np.ndarray:
+        """Scores of one instance per copy."""
+
+    @abstractmethod
+    def step(self, state: dict, X: np.ndarray, target: np.ndarray) -> np.ndarray:
+        """Predict, then update in place with ``target``; return the prediction."""
+
+    @abstractmethod
+    def loss(self, target: np.ndarray, prediction: np.ndarray) -> np.ndarray:
+        """Per-copy loss of ``prediction``."""
+
+
+class OnlineOrdinalRegressor(Rule, OrdinalEstimator):
+    """Base class: subclasses set ``_state_keys`` and implement the rule (see module docstring):
+    ``init_arrays``, ``decision``, ``rank`` (predicted ranks (S,) of ``X`` (S, d)) and ``step``.
 
     Labels ↔ ranks and ``score`` (−MAE in ranks) come from :class:`OrdinalEstimator`; the
     parameters every online learner shares (``n_epochs``, ``shuffle``, ``random_state``,
@@ -58,12 +91,16 @@ class OnlineOrdinalRegressor(OrdinalEstimator):
     def init_arrays(self, n_copies: int, n_features: int, n_ranks: int) -> dict:
         raise NotImplementedError
 
-    def init_state(self, n_copies: int, n_features: int, n_ranks: int) -> dict:
+    def init_state(self, n_copies: int, n_features: int, *, n_ranks: int) -> dict:
         """The zero model for ``n_copies`` independent copies."""
         return {**self.init_arrays(n_copies, n_features, n_ranks), "n_ranks": n_ranks}
 
     def decision(self, state: dict, X: np.ndarray) -> np.ndarray:
         raise NotImplementedError
+
+    def loss(self, target: np.ndarray, prediction: np.ndarray) -> np.ndarray:
+        """The rank loss |ŷ − y| of each copy."""
+        return rank_loss(target, prediction)
 
     def rank(self, state: dict, X: np.ndarray) -> np.ndarray:
         """Predicted ranks in 1..k for rows of ``X`` (S, d)."""
@@ -119,7 +156,7 @@ class OnlineOrdinalRegressor(OrdinalEstimator):
 
     def _start(self, n_features: int) -> None:
         """The zero model as the fitted attributes (``classes_`` set)."""
-        state = self.init_state(1, n_features, len(self.classes_))
+        state = self.init_state(1, n_features, n_ranks=len(self.classes_))
         for key in self._state_keys:
             setattr(self, key + "_", state[key][0])
 

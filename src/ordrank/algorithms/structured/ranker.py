@@ -6,16 +6,17 @@ from functools import lru_cache
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import validate_data
 
+from ordrank.algorithms.online._base import Rule
+from ordrank.algorithms.ranking._base import RankingEstimator
 from ordrank.algorithms.structured.losses import NDCGLoss
 from ordrank.algorithms.structured.spaces import Permutations
 from ordrank.algorithms.structured.steps import STATE_KEYS, make_step
 from ordrank.algorithms.structured.surrogate import predtron_round
-from ordrank.metrics import ndcg
+from ordrank.queries import check_qid, query_offsets
 
 
 def inverse(positions):
@@ -42,10 +43,12 @@ def _parts(f, margin, eta, n_features):
     return Permutations(f), NDCGLoss(), make_step(margin, eta, n_features)
 
 
-class PredtronRanker(BaseEstimator):
-    r"""Online subset ranking: a weight vector w ∈ R^p scores the m documents of a query by t = Xw.
+class PredtronRanker(Rule, RankingEstimator):
+    r"""Online subset ranking: a weight vector w ∈ R^p scores documents by t = Xw.
 
-    A query is X ∈ R^{m×p} (one row per document) with graded relevance y ∈ {0, 1, …}^m. The
+    The data are rows (documents) with graded relevance y ∈ {0, 1, …} and a query id ``qid``
+    (rows of a query contiguous, :mod:`ordrank.queries`; queries may have different lengths m;
+    ``qid=None`` is one query). For a query X ∈ R^{m×p} the
     prediction σ = pred(t) sorts the scores decreasingly (σ(i) is the position of document i; equal
     scores keep document order), and the loss is L = 1 − NDCG(σ, y) (:func:`ordrank.metrics.ndcg`).
     Predictions are represented by rep(σ) = f(σ)/Z, Z = ‖(f(1), …, f(m))‖, for a strictly
@@ -58,6 +61,12 @@ class PredtronRanker(BaseEstimator):
     (a linear assignment problem, Lemma 3), the gradient is ∇_w = Xᵀ(rep(σ̃) − rep(σ_y)) and the
     step is w ← w − η∇ (``margin="l2"``, Corollary 5) or the p-norm mirror step on the dual
     (``margin="l1"``, Corollary 6; :mod:`~ordrank.algorithms.structured.steps`).
+
+    ``fit(X, y, qid)`` and ``partial_fit(X, y, qid)`` visit the queries in order (one online round
+    each); ``decision_function``/``predict`` give the scores t = Xw of the rows; ``score`` is the
+    mean NDCG@10 (:class:`~ordrank.algorithms.ranking.RankingEstimator`). The rule
+    (:class:`~ordrank.algorithms.online._base.Rule`) acts on S copies at once, one query of m
+    documents per copy: X (S, m, p), relevance (S, m), ``coef`` (S, p).
 
     Parameters
     ----------
@@ -90,6 +99,8 @@ class PredtronRanker(BaseEstimator):
         p.
     """
 
+    __metadata_request__partial_fit = {"qid": True}
+
     _parameter_constraints: dict = {
         "f": [StrOptions(set(POSITION_FUNCTIONS)), callable],
         "margin": [StrOptions({"l2", "l1"})],
@@ -110,12 +121,15 @@ class PredtronRanker(BaseEstimator):
         self.shuffle = shuffle
         self.random_state = random_state
 
-    # --- the parts and the rule, on S copies: X (S, m, p), relevance (S, m), coef (S, p) --------
+    # --- the rule, on S copies: X (S, m, p), relevance (S, m), coef (S, p) ----------------------
     def _parts(self, n_features: int):
         f = POSITION_FUNCTIONS[self.f] if isinstance(self.f, str) else self.f
         return _parts(f, self.margin, float(self.eta), n_features)
 
-    def init_state(self, n_copies: int, n_features: int) -> dict:
+    def init_state(self, n_copies: int, n_features: int, **shape) -> dict:
+        """w = 0 (and its dual for ``margin="l1"``) for ``n_copies`` copies; no other size."""
+        if shape:
+            raise TypeError(f"PredtronRanker.init_state takes no shape, got {sorted(shape)}")
         return self._parts(n_features)[2].init((n_copies, n_features))
 
     @staticmethod
@@ -123,103 +137,79 @@ class PredtronRanker(BaseEstimator):
         """Scores t = Xw, (S, m)."""
         return np.einsum("smp,sp->sm", X, state["coef"])
 
-    def step(self, state: dict, X: np.ndarray, relevance: np.ndarray):
-        """One round per copy: predict positions (S, m), then update on a mistake. Returns the
-        predictions and their NDCG losses (before the update)."""
+    def step(self, state: dict, X: np.ndarray, relevance: np.ndarray) -> np.ndarray:
+        """One round per copy: predict positions (S, m), then update on a mistake; returns the
+        positions (made before the update)."""
         space, loss, step = self._parts(X.shape[-1])
-        positions, losses, grad_t = predtron_round(space, loss, self.decision(state, X), relevance)
+        positions, _, grad_t = predtron_round(space, loss, self.decision(state, X), relevance)
         step.update(state, np.einsum("smp,sm->sp", X, grad_t))
-        return positions, losses
+        return positions
 
-    # --- validation -------------------------------------------------------------------------
-    def _check_X(self, X, reset: bool) -> np.ndarray:
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 3:
-            raise ValueError(f"X must be 3-D (n_queries, n_documents, n_features), got shape "
-                             f"{X.shape}")
-        if X.shape[0] == 0 or X.shape[1] == 0 or X.shape[2] == 0:
-            raise ValueError(f"X must have at least one query, document and feature, got shape "
-                             f"{X.shape}")
-        if not np.all(np.isfinite(X)):
-            raise ValueError("X contains NaN or infinite values")
-        if not reset and X.shape[2] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[2]} features, but {type(self).__name__} was fitted "
-                             f"with {self.n_features_in_}")
-        return X
+    def loss(self, relevance: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        """1 − NDCG of each copy's positions (S,); the rule updates exactly where it is > 0."""
+        return _NDCG_LOSS(positions, relevance)
 
-    @staticmethod
-    def _check_relevance(relevance, X: np.ndarray) -> np.ndarray:
-        relevance = np.asarray(relevance)
-        if relevance.shape != X.shape[:2]:
-            raise ValueError(f"relevance must have shape (n_queries, n_documents) = {X.shape[:2]}, "
-                             f"got {relevance.shape}")
-        if relevance.dtype.kind not in "iuf" or not np.all(np.isfinite(relevance)):
-            raise ValueError(f"relevance must be integers >= 0, got dtype {relevance.dtype}")
-        if np.any(relevance != np.round(relevance)) or np.any(relevance < 0):
-            bad = relevance[(relevance != np.round(relevance)) | (relevance < 0)]
-            raise ValueError(f"relevance must be integers >= 0, got {bad[:5].tolist()}")
-        return relevance.astype(np.int64)
+    # --- validation ---------------------------------------------------------------------------
+    def _check(self, X, y, qid, reset: bool):
+        """X (n, p) finite, y integer relevance >= 0, qid contiguous; the query offsets."""
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, reset=reset)
+        y = np.asarray(y, dtype=np.float64)
+        bad = ~np.isfinite(y) | (y != np.round(y)) | (y < 0)
+        if bad.any():
+            raise ValueError(f"{type(self).__name__}: relevance must be integers >= 0, got "
+                             f"{y[bad][:5].tolist()} (first at row {int(np.flatnonzero(bad)[0])})")
+        return X, y.astype(np.int64), query_offsets(check_qid(qid, len(y)))
 
     # --- scikit-learn interface ---------------------------------------------------------------
     def _state(self) -> dict:
         return {key: getattr(self, key + "_")[None] for key in STATE_KEYS[self.margin]}
 
-    def partial_fit(self, X, relevance):
+    def partial_fit(self, X, y, qid=None):
         """One online pass over the queries in order; each is predicted, then learned from."""
         first = not hasattr(self, "coef_")
         if first:
             self._validate_params()
-        X = self._check_X(X, reset=first)
-        relevance = self._check_relevance(relevance, X)
+        X, y, offsets = self._check(X, y, qid, reset=first)
         if first:
-            self._start(X.shape[2])
-        self._online_pass(X, relevance)
+            self._start(X.shape[1])
+        self._online_pass(X, y, offsets, np.arange(len(offsets) - 1))
         return self
 
     def _start(self, n_features: int) -> None:
         """The zero model (w = 0, and its dual for the l1 margin), no mistakes yet."""
-        self.n_features_in_ = n_features
         for key, value in self.init_state(1, n_features).items():
             setattr(self, key + "_", value[0])
         self.n_mistakes_ = 0
 
-    def _online_pass(self, X, relevance) -> None:
-        """One pass over validated queries, counting the mistakes in ``n_mistakes_``."""
+    def _online_pass(self, X, y, offsets, order) -> None:
+        """One pass over validated queries in ``order``, counting the mistakes in ``n_mistakes_``."""
         state = self._state()
-        for q in range(len(X)):
-            _, losses = self.step(state, X[q : q + 1], relevance[q : q + 1])
-            self.n_mistakes_ += int(losses[0] > 0)
+        for q in order:
+            rows = slice(offsets[q], offsets[q + 1])
+            positions = self.step(state, X[rows][None], y[rows][None])
+            self.n_mistakes_ += int(self.loss(y[rows][None], positions)[0] > 0)
 
-    def fit(self, X, relevance):
-        """From w = 0, ``n_epochs`` online passes (fewer with ``stop_when_separated``)."""
+    def fit(self, X, y, qid=None):
+        """From w = 0, ``n_epochs`` online passes over the queries (fewer with ``stop_when_separated``)."""
         self._validate_params()
-        X = self._check_X(X, reset=True)
-        relevance = self._check_relevance(relevance, X)
         for key in ("coef_", "dual_coef_", "n_mistakes_", "n_epochs_", "n_features_in_"):
             self.__dict__.pop(key, None)
+        X, y, offsets = self._check(X, y, qid, reset=True)
         rng = check_random_state(self.random_state)
-        self._start(X.shape[2])
+        self._start(X.shape[1])
+        n_queries = len(offsets) - 1
         for epoch in range(self.n_epochs):
             before = self.n_mistakes_
-            order = rng.permutation(len(X)) if self.shuffle else np.arange(len(X))
-            self._online_pass(X[order], relevance[order])
+            order = rng.permutation(n_queries) if self.shuffle else np.arange(n_queries)
+            self._online_pass(X, y, offsets, order)
             self.n_epochs_ = epoch + 1
             if self.stop_when_separated and self.n_mistakes_ == before:
                 break
         return self
 
-    def decision_function(self, X):
-        """Scores t = Xw of shape (n_queries, n_documents)."""
-        check_is_fitted(self)
-        return np.einsum("qmp,p->qm", self._check_X(X, reset=False), self.coef_)
+    def _scores(self, X) -> np.ndarray:
+        """t = Xw, one score per row."""
+        return X @ self.coef_
 
-    def predict(self, X):
-        """Positions σ(i) in 1..m (n_queries, n_documents): scores sorted decreasingly, ties by
-        document index."""
-        return self._parts(self.n_features_in_)[0].pred(self.decision_function(X))
 
-    def score(self, X, relevance):
-        """Mean NDCG over the queries (higher is better)."""
-        positions = self.predict(X)
-        relevance = self._check_relevance(relevance, np.asarray(X))
-        return float(np.mean(ndcg(positions, relevance)))
+_NDCG_LOSS = NDCGLoss()

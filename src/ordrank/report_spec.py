@@ -1,0 +1,92 @@
+"""What a benchmark report shows, from the ``report:`` section of the experiment's config.
+
+The reports (:mod:`ordrank.reports`) name no study: their block keys, Wilcoxon reference, column
+order and the README table's rows and columns are a :class:`ReportSpec`, read from
+``conf/experiment/<experiment>.yaml`` by Hydra's compose API (``report:`` is not a run setting:
+``ordrank.app`` keeps it out of the table's ``config.*`` columns and of a job's fingerprint).
+"""
+from __future__ import annotations
+
+import dataclasses
+from functools import lru_cache
+from pathlib import Path
+
+import pandas as pd
+
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf"  # the project's Hydra configs
+
+
+@dataclasses.dataclass(frozen=True)
+class ReportSpec:
+    """What a benchmark's report shows: the ``report:`` section of its experiment config.
+
+    ``reference``: the algorithm every Wilcoxon test compares with; ``block``: the columns whose
+    values make one benchmark (a "data set" of the rank statistics); ``partition``: the column of
+    the replicates paired by the tests (the train/test partition); ``methods`` then ``peers``: the
+    column order (algorithms not listed follow alphabetically); ``datasets``: the row order of the
+    README table; ``readme_columns`` its columns, ``readme_where`` its rows' filter ({column:
+    value}, e.g. ``{bins: 10}``) and ``readme_subset`` how its caption names them (e.g. "10 ranks").
+    """
+
+    reference: str
+    block: tuple = ("dataset",)
+    partition: str = "split"
+    methods: tuple = ()
+    peers: tuple = ()
+    datasets: tuple = ()
+    readme_columns: tuple = ()
+    readme_where: dict = dataclasses.field(default_factory=dict)
+    readme_subset: str = ""
+
+    @property
+    def order(self) -> list[str]:
+        return [*self.methods, *self.peers]
+
+    @classmethod
+    def from_config(cls, report, where: str = "report") -> "ReportSpec":
+        """From the ``report:`` mapping; an unknown or missing key raises ValueError naming ``where``."""
+        report = dict(report or {})
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(report) - names)
+        if unknown or "reference" not in report:
+            raise ValueError(f"{where}: " + (f"unknown keys {unknown}; " if unknown else "no reference; ")
+                             + f"allowed keys {sorted(names)} (reference required)")
+        text = {"reference", "partition", "readme_subset"}
+        values = {k: (dict(v) if k == "readme_where" else str(v) if k in text else tuple(v))
+                  for k, v in report.items() if v is not None}
+        return cls(**values)
+
+    @classmethod
+    def for_experiment(cls, experiment: str, conf_dir=None) -> "ReportSpec":
+        """The ``report:`` section of ``conf/experiment/<experiment>.yaml`` (composed by Hydra)."""
+        return _composed_spec(str(experiment), str(conf_dir or CONF_DIR))
+
+    @classmethod
+    def of_table(cls, table: pd.DataFrame, conf_dir=None) -> "ReportSpec":
+        """The spec of the experiment named by ``table``'s ``experiment`` column (one value)."""
+        experiments = table["experiment"].unique() if "experiment" in table else []
+        if len(experiments) != 1:
+            raise ValueError(f"the table names {len(experiments)} experiments "
+                             f"({sorted(map(str, experiments))}): pass spec=ReportSpec(...)")
+        return cls.for_experiment(experiments[0], conf_dir)
+
+
+@lru_cache(maxsize=16)
+def _composed_spec(experiment: str, conf_dir: str) -> ReportSpec:
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+
+    with initialize_config_dir(config_dir=conf_dir, version_base="1.3"):
+        cfg = compose("config", overrides=[f"+experiment={experiment}"])
+    report = cfg.get("report")
+    folder = "conf" if Path(conf_dir) == CONF_DIR else conf_dir  # no machine's path in the project's
+    where = f"{folder}/experiment/{experiment}.yaml: report"
+    if report is None:
+        raise ValueError(f"{where} is missing: the experiment has no report section")
+    return ReportSpec.from_config(OmegaConf.to_container(report, resolve=True), where)
+
+
+def spec_for(table: pd.DataFrame, spec: ReportSpec | None, **overrides) -> ReportSpec:
+    """``spec`` (default: the table's experiment config) with the overrides that are not None."""
+    spec = ReportSpec.of_table(table) if spec is None else spec
+    return dataclasses.replace(spec, **{k: v for k, v in overrides.items() if v is not None})
