@@ -91,6 +91,8 @@ REGISTRY = [
           paper="Jain, Natarajan & Tewari 2015 (Predtron), Figure 1 (b)"),
     Entry("predtron_l1_vs_l2", "predtron_l1_vs_l2", quick=PREDTRON_QUICK + ("protocol.p=[500,1000]",),
           paper="Jain, Natarajan & Tewari 2015 (Predtron), Figure 1 (c)"),
+    Entry("letor_ohsumed", "letor_ohsumed", quick_experiment="letor_ohsumed_quick", data=("letor3-ohsumed",),
+          paper="Qin, Liu, Xu & Li 2010 (LETOR 3.0 OHSUMED): RankSVM, RankNet and peers, 5 folds"),
     Entry("svor_benchmark", "svor_benchmark", quick_experiment="svor_benchmark_quick",
           data=("orca",), sweep=True,
           paper="Chu & Keerthi 2005; Li & Lin 2006: 9 data sets x 20 partitions x 17 learners"),
@@ -108,7 +110,17 @@ FIGURES = [
         "--table", str(benchmark_table(out, quick)), "--out", str(benchmark_table(out, quick).parent),
         "--figure", str(out / "figures" / "svor_benchmark_scatter.png")],
      lambda out, quick: benchmark_table(out, quick)),
+    ("plot_letor.py", lambda out, quick: [
+        "--results", str(out / "results"), "--figures", str(out / "figures"),
+        "--table", str(letor_table(out, quick).relative_to(out / "results"))],
+     lambda out, quick: letor_table(out, quick)),
 ]
+
+
+def letor_table(out: Path, quick: bool) -> Path:
+    entry = next(e for e in REGISTRY if e.name == "letor_ohsumed")
+    experiment = entry.quick_experiment if quick else entry.experiment
+    return out / "results" / experiment / "letor_ohsumed.parquet"
 
 
 def benchmark_table(out: Path, quick: bool) -> Path:
@@ -141,7 +153,17 @@ def readme_tables(out: Path, quick: bool) -> dict[str, str]:
         "prank_eachmovie": online_comparison_markdown(
             [(label, read_table(results / path)) for label, path in eachmovie]),
         "svor_benchmark": benchmark_readme_markdown(benchmark, spec=ReportSpec.of_table(benchmark, REPO / "conf")),
+        **letor_readme_tables(read_table(letor_table(out, quick))),
     }
+
+
+def letor_readme_tables(table) -> dict[str, str]:
+    """The README's LETOR tables: ordrank's methods, and the published baselines beside them."""
+    letor = load_script("plot_letor.py")
+    tables = {"letor_ohsumed": letor.markdown(table)}
+    if letor.PUBLISHED.is_file():
+        tables["letor_ohsumed_published"] = letor.published_markdown(table, letor.published_table())
+    return tables
 
 
 def update_readme(path: Path, tables: dict[str, str]) -> bool:

@@ -291,6 +291,9 @@ def doc_text(message: str) -> str:
     """The rendered message as the page shows it: lists of config names (which grow as configs are
     added) as ``<conf/GROUP/*.yaml names>``, and without Hydra's config search path."""
     message = re.sub(r" Config search path: .*$", "", message)
+    # scikit-learn prints a set of allowed strings in hash order, which varies between processes
+    message = re.sub(r"\{('[^{}']*'(?:, '[^{}']*')+)\}",
+                     lambda m: "{" + ", ".join(sorted(m.group(1).split(", "))) + "}", message)
     message = re.sub(r"(Available options in '([\w/]+)':) [\w .-]+", r"\1 <conf/\2/*.yaml names>", message)
     return re.sub(r"(\(conf/([\w/]+)/\); choose from) [\w, .-]+", r"\1 <conf/\2/*.yaml names>", message)
 

@@ -51,11 +51,17 @@ def test_registry_composes_and_quick_is_smaller(driver, tmp_path):
             assert len(driver.sweep_jobs(entry, True, str(tmp_path))) < \
                 len(driver.sweep_jobs(entry, False, str(tmp_path)))
             continue
-        sizes = ["n_sequences", "n_rounds", "n_targets", "n_repetitions"]
+        sizes = ["n_sequences", "n_rounds", "n_targets", "n_repetitions", "folds"]
+
+        def size(cfg, key):  # a list (folds) counts its entries; None = all
+            value = cfg.protocol[key]
+            return len(value) if hasattr(value, "__len__") else value
+
         smaller = [k for k in sizes if k in quick.protocol and quick.protocol[k] is not None
-                   and (full.protocol[k] is None or quick.protocol[k] < full.protocol[k])]
+                   and (full.protocol[k] is None or size(quick, k) < size(full, k))]
         assert smaller, f"{entry.name}: --quick shrinks none of {sizes}"
-        assert quick.experiment == full.experiment  # the same experiment, smaller
+        # the same experiment, smaller (or its own quick variant, which only overrides it)
+        assert quick.experiment == (entry.quick_experiment or full.experiment)
     svor = next(e for e in driver.REGISTRY if e.name == "svor_benchmark")
     jobs = driver.sweep_jobs(svor, False, str(tmp_path))
     assert len(jobs) == 9 * 20 and {"dataset.name", "protocol.splits"} == set(jobs[0])
