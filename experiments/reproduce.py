@@ -106,6 +106,9 @@ FIGURES = [
     ("plot_figure1.py", lambda out, quick: ["--results", str(out / "results"),
                                             "--figures", str(out / "figures")],
      lambda out, quick: None),  # skips the figure when a Predtron table is missing
+    ("ranknet_figure1.py", lambda out, quick: ["--results", str(out / "results"),
+                                               "--figures", str(out / "figures")],
+     lambda out, quick: None),  # closed forms: writes its own table, then draws from it
     ("report_svor_benchmark.py", lambda out, quick: [
         "--table", str(benchmark_table(out, quick)), "--out", str(benchmark_table(out, quick).parent),
         "--figure", str(out / "figures" / "svor_benchmark_scatter.png")],
