@@ -176,6 +176,34 @@ def test_scores_of_any_range_stay_finite():
     np.testing.assert_allclose(pi, np.bincount(i1, D, len(y)) - np.bincount(i0, D, len(y)), atol=1e-12)
 
 
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2), st.floats(-50, 50)), min_size=2,
+                max_size=25), st.sampled_from(["pairs", "query"]))
+def test_potential_equals_explicit_pairs_for_any_scores(rows, normalize):
+    """π and the normaliser from the factors = the explicit pair sums, for any grades, queries, H."""
+    rows = sorted(rows, key=lambda row: row[1])  # contiguous queries
+    y = np.array([r[0] for r in rows], dtype=float)
+    qid = np.array([r[1] for r in rows])
+    H = np.array([r[2] for r in rows])
+    i1, i0 = preference_pairs(y, qid)
+    if not len(i1):
+        return
+    query = np.searchsorted(np.flatnonzero(np.r_[qid[1:] != qid[:-1], True]), i1)
+    per = np.bincount(query)
+    D1 = np.full(len(i1), 1 / len(i1)) if normalize == "pairs" else 1 / (np.count_nonzero(per) * per[query])
+    W = D1 * np.exp(H[i0] - H[i1])
+    pi, log_total = PairWeights(y, qid, normalize).potential(H)
+    assert log_total == pytest.approx(np.log(W.sum()), abs=1e-10)
+    D = W / W.sum()
+    np.testing.assert_allclose(pi, np.bincount(i1, D, len(y)) - np.bincount(i0, D, len(y)), atol=1e-12)
+
+
+def test_continuous_relevance_fits_without_the_loss_record():
+    X, _, _ = small(0, n=100)
+    y = np.random.default_rng(0).normal(size=100) + X[:, 0]  # 100 distinct grades
+    model = RankBoost(n_estimators=10).fit(X, y)
+    assert model.train_loss_ is None and model.n_iter_ == 10 and np.all(np.diff(model.loss_bound_) < 0)
+
+
 def test_grid_search_with_group_folds():
     rng = np.random.default_rng(0)
     sizes = rng.integers(8, 16, 12)

@@ -132,9 +132,11 @@ class RankBoost(RankingEstimator):
     missing values. α_t is the paper's choice for {0, 1} weak rankers (it minimises the bound
     :math:`Z_t \le \frac{1 - r}{2} e^{\alpha} + \frac{1 + r}{2} e^{-\alpha}`, giving
     :math:`Z_t \le \sqrt{1 - r_t^2}`), and Theorem 1 bounds the training ranking loss by
-    :math:`\prod_t Z_t = \sum D_1(x_0, x_1) e^{H(x_0) - H(x_1)}`. D is kept factored
-    (:class:`PairWeights`; the module docstring), so a round is O(n·d), never O(pairs). Ties among
-    weak rankers go to the first feature, then the lowest θ.
+    :math:`\prod_t Z_t = \sum D_1(x_0, x_1) e^{H(x_0) - H(x_1)}`. (The exact minimiser of Z_t for
+    {0, 1} rankers, ½ ln(W₊/W₋) with W± the weight of the pairs h orders right/wrong, is not used.)
+    D is kept factored (:class:`PairWeights`; the module docstring): a round costs O(n·d) for r, plus
+    O(n log n + n × grades) for the recorded training loss, never O(pairs). Ties among weak rankers
+    (up to rounding) go to the first feature, then the lowest θ.
 
     Boosting stops early (``n_iter_ < n_estimators``) when no weak ranker separates a weighted pair
     (|r| < 1e-12), or after a perfect one (|r| ≥ 1 − 1e-12: it orders every pair, α would be
