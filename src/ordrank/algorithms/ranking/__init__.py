@@ -2,7 +2,8 @@
 from ordrank.algorithms.ranking._base import RankingEstimator
 from ordrank.algorithms.ranking.latent import OrdinalRanker
 from ordrank.algorithms.ranking.peers import LightGBMRanker, XGBoostRanker
+from ordrank.algorithms.ranking.rankboost import RankBoost, RankBoostOrdinal
 from ordrank.algorithms.ranking.regression import LeastSquaresRanker
 
 __all__ = ["RankingEstimator", "OrdinalRanker", "LeastSquaresRanker", "LightGBMRanker",
-           "XGBoostRanker"]
+           "XGBoostRanker", "RankBoost", "RankBoostOrdinal"]
