@@ -65,8 +65,8 @@ class RankNet(RankingEstimator):
             sizes = group_sizes(qid)
             n_pairs = int(np.sum(sizes * (sizes - 1) // 2))
         if n_pairs == 0:
-            raise ValueError(f"{type(self).__name__}: no pair to learn from: within every query all "
-                             f"{len(y)} rows have the same label (ties='skip') or are alone")
+            raise ValueError(f"{type(self).__name__}: no pair to learn from (n_samples={len(y)}): "
+                             "within every query all rows have the same label (ties='skip') or are alone")
         self.n_pairs_ = n_pairs
         cost = _PairCost(y, qid, self.sigma, self.ties, n_pairs)
         theta0 = self._initial(X.shape[1])
@@ -118,27 +118,46 @@ class RankNet(RankingEstimator):
 
 
 class _PairCost:
-    """``s ↦ ((1/N) Σ C_ij, λ/N)`` for the scores s, block by block of queries."""
+    """``s ↦ ((1/N) Σ C_ij, λ/N)`` for the scores s, block by block of queries.
 
-    def __init__(self, y, qid, sigma, ties, n_pairs):
+    In a block, the pairs are found from the labels (preferred pairs once, as (preferred, other);
+    tied pairs once, i < j) and only those are evaluated: ``C = log(1 + e^{−z})`` and
+    ``λ_i −= σ/(1 + e^z)``, ``λ_j += σ/(1 + e^z)`` for a preferred pair; ``C = log(1 + e^z) − z/2`` and
+    ``λ_i += σ(P − ½)``, ``λ_j −= σ(P − ½)`` for a tie with ``P̄ = ½``.
+    """
+
+    def __init__(self, y, qid, sigma, ties, n_pairs, budget=1 << 21):
         self.y, self.sigma, self.half, self.n_pairs = y, sigma, ties == "half", n_pairs
-        self.blocks = query_blocks(qid)
+        self.y_pad = np.r_[y, np.nan]  # row −1 = padding: label NaN, in no pair
+        self.blocks = query_blocks(qid, budget)
+
+    def pairs(self, rows_i, rows_j):
+        """(preferred, other) and (tie i, tie j) row indices of one block."""
+        yi, yj = self.y_pad[rows_i][:, :, None], self.y_pad[rows_j][:, None, :]
+        b, a, c = np.nonzero(yi > yj)
+        prefer = (rows_i[b, a], rows_j[b, c])  # each pair once: its preferred row is in one block
+        ties = None
+        if self.half:
+            b, a, c = np.nonzero((yi == yj) & (rows_i[:, :, None] < rows_j[:, None, :]))
+            ties = (rows_i[b, a], rows_j[b, c])
+        return prefer, ties
 
     def __call__(self, s):
-        sigma, y = self.sigma, self.y
-        total, lam = 0.0, np.zeros(len(s))
-        s_pad, y_pad = np.r_[s, 0.0], np.r_[y, np.nan]  # row −1 = padding: label NaN, no pair
+        sigma, n = self.sigma, len(s)
+        total, lam = 0.0, np.zeros(n)
         for rows_i, rows_j in self.blocks:
-            yi, yj = y_pad[rows_i][:, :, None], y_pad[rows_j][:, None, :]
-            target = (yi > yj).astype(np.float64)  # P̄; NaN compares False
-            pair = (yi != yj) & ~np.isnan(yi) & ~np.isnan(yj)
-            if self.half:
-                target[(yi == yj)] = 0.5
-                pair = ~np.isnan(yi) & ~np.isnan(yj) & (rows_i[:, :, None] != rows_j[:, None, :])
-            z = sigma * (s_pad[rows_i][:, :, None] - s_pad[rows_j][:, None, :])
-            softplus = np.logaddexp(0.0, z)
-            total += 0.5 * float(np.sum(np.where(pair, softplus - target * z, 0.0)))
-            grad = np.where(pair, sigma * (expit(z) - target), 0.0).sum(axis=2)
-            real = rows_i >= 0
-            lam[rows_i[real]] += grad[real]
+            (i, j), ties = self.pairs(rows_i, rows_j)
+            z = sigma * (s[i] - s[j])
+            e = np.exp(-np.abs(z))
+            total += float(np.sum(np.maximum(-z, 0.0) + np.log1p(e)))
+            g = sigma * np.where(z >= 0, e / (1.0 + e), 1.0 / (1.0 + e))  # σ(1 − P_ij)
+            lam -= np.bincount(i, g, n)
+            lam += np.bincount(j, g, n)
+            if ties is not None and len(ties[0]):
+                i, j = ties
+                z = sigma * (s[i] - s[j])
+                total += float(np.sum(np.logaddexp(0.0, z) - 0.5 * z))
+                g = sigma * (expit(z) - 0.5)
+                lam += np.bincount(i, g, n)
+                lam -= np.bincount(j, g, n)
         return total / self.n_pairs, lam / self.n_pairs

@@ -72,8 +72,8 @@ class RankSVM(RankingEstimator):
         X, y, qid = self._validate_queries(X, y, qid)
         self.n_pairs_ = count_pairs(y, qid)
         if self.n_pairs_ == 0:
-            raise ValueError(f"{type(self).__name__}: no preference pair: within every query all "
-                             f"{len(y)} rows have the same label, so there is nothing to rank")
+            raise ValueError(f"{type(self).__name__}: no preference pair (n_samples={len(y)}): within "
+                             "every query all rows have the same label, so there is nothing to rank")
         if self.kernel != "linear":
             return self._fit_kernel(X, y, qid)
         problem = _Problem(X, y, qid, self.C, self.loss)
