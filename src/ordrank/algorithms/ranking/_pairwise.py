@@ -44,7 +44,10 @@ class MarginSweep:
         element = np.r_[np.arange(n), np.arange(n)]
         kind = np.r_[np.zeros(n, np.int8), np.ones(n, np.int8)]
         value = np.r_[s + margin, s]
-        presorted = np.lexsort((kind, value, qindex[element]))
+        # = np.lexsort((kind, value, qindex[element])): lower events come first in `value`, and a
+        # stable sort keeps them first among equal values; then a stable (radix) sort by query
+        presorted = np.argsort(value, kind="stable")
+        presorted = presorted[_stable_order(qindex[element[presorted]])]
         element, kind = element[presorted], kind[presorted]
         self.depths = []
         for depth in range(n_bits):
@@ -54,7 +57,7 @@ class MarginSweep:
             events = element[keep]  # each document once, in (query, value, kind) order
             group = (qindex[events] << depth) + (ranks[events] >> (bit + 1))
             if depth:
-                order = np.argsort(group, kind="stable")
+                order = _stable_order(group)
                 events, group = events[order], group[order]
             starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
             ends = np.r_[starts[1:], len(group)]
@@ -82,6 +85,13 @@ class MarginSweep:
             below[events] += np.where(upper, 0.0, before)
             above[events] += np.where(upper, after, 0.0)
         return below, above
+
+
+def _stable_order(keys) -> np.ndarray:
+    """A stable argsort of non-negative integer keys (a radix sort when they fit in 16 bits)."""
+    if len(keys) and keys.max() < 1 << 16:
+        keys = keys.astype(np.uint16)
+    return np.argsort(keys, kind="stable")
 
 
 def query_blocks(qid, budget: int = 1 << 21):

@@ -13,7 +13,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ordrank.algorithms.ranking._base import RankingEstimator
 from ordrank.algorithms.ranking._pairwise import MarginSweep, dense_ranks
-from ordrank.queries import count_pairs, preference_pairs, query_index
+from ordrank.queries import count_pairs, preference_pairs, query_index, query_offsets
 
 
 class RankSVM(RankingEstimator):
@@ -114,21 +114,25 @@ class RankSVM(RankingEstimator):
 class _Problem:
     """The primal objective of a linear RankSVM, by sweeps over sorted scores."""
 
-    def __init__(self, X, y, qid, C, loss):
+    def __init__(self, X, y, qid, C, loss, groups=1):
         self.X, self.C, self.squared = X, C, loss == "squared_hinge"
         self.ranks, self.n_levels = dense_ranks(y)
         self.qindex = query_index(qid)
         self.n_pairs = count_pairs(y, qid)
+        # the queries in `groups` runs of about equal rows: one risk term (and cut) per run
+        offsets = query_offsets(qid)
+        wanted = np.searchsorted(offsets, np.linspace(0, len(y), min(groups, len(offsets) - 1) + 1))
+        self.starts = np.unique(offsets[np.clip(wanted, 0, len(offsets) - 1)])[:-1]
 
     def sweep(self, s):
         return MarginSweep(s, 1.0, self.ranks, self.n_levels, self.qindex)
 
     def loss(self, s, sweep):
         """``Σ_p ℓ`` over the active pairs of ``sweep`` (made at ``s``)."""
-        below, above = sweep.partner_sums(s)  # Σ s_i over upper partners, Σ s_j over lower ones
         c, e = sweep.lower_count, sweep.upper_count
         if not self.squared:
             return float(c @ (s + 1.0) - e @ s)
+        below, _ = sweep.partner_sums(s)  # Σ s_i over the upper partners
         # Σ (s_j + 1 − s_i)² = Σ_j c_j (s_j+1)² − 2 Σ_j (s_j+1) below_j + Σ_i e_i s_i²
         return float(c @ (s + 1.0) ** 2 - 2.0 * (s + 1.0) @ below + e @ s ** 2)
 
@@ -145,8 +149,9 @@ def _cutting_plane(problem: _Problem, tol: float, max_iter: int, patience: int =
     X, C = problem.X, problem.C
     d = X.shape[1]
     w_best, s_best = np.zeros(d), np.zeros(X.shape[0])
-    cuts_a, cuts_b = [], []
-    f_best, diff_best = _evaluate(problem, w_best, s_best, cuts_a, cuts_b)
+    cuts_a, cuts_b, cuts_g = [], [], []
+    cuts = (cuts_a, cuts_b, cuts_g)
+    f_best, diff_best = _evaluate(problem, w_best, s_best, cuts)
     bound, idle = 0.0, np.zeros(0, dtype=np.int64)
     for iteration in range(1, max_iter + 1):
         # cuts unused by the model for `patience` rounds are dropped (the bound stays valid)
@@ -154,49 +159,55 @@ def _cutting_plane(problem: _Problem, tol: float, max_iter: int, patience: int =
         keep = idle <= patience
         cuts_a[:] = [a for a, k in zip(cuts_a, keep) if k]
         cuts_b[:] = [b for b, k in zip(cuts_b, keep) if k]
+        cuts_g[:] = [g for g, k in zip(cuts_g, keep) if k]
         A, b = np.asarray(cuts_a), np.asarray(cuts_b)
-        alpha = _simplex_qp(A @ A.T, b)
+        alpha = _simplex_qp(A @ A.T, b, np.asarray(cuts_g), len(problem.starts))
         idle = np.where(alpha > 1e-9 * max(alpha.max(), 1e-300), 0, idle[keep] + 1)
         w_model = A.T @ alpha
         bound = max(bound, float(alpha @ b) - 0.5 * float(w_model @ w_model))
         if f_best - bound <= tol * f_best:
             break
         w_best, s_best, f_best, diff_best = _line_search(
-            problem, w_best, s_best, f_best, diff_best, w_model, cuts_a, cuts_b)
+            problem, w_best, s_best, f_best, diff_best, w_model, cuts)
         if f_best - bound <= tol * f_best:
             break
         w_cut = 0.9 * w_best + 0.1 * w_model
-        _evaluate(problem, w_cut, X @ w_cut, cuts_a, cuts_b)
+        _evaluate(problem, w_cut, X @ w_cut, cuts)
     return w_best, iteration, (f_best - bound) / f_best
 
 
-def _evaluate(problem: _Problem, w, s, cuts_a, cuts_b):
-    """``F(w)`` and the active-pair counts ``e − c`` at ``s = Xw``; appends the cut of the risk there:
-    ``R(v) ≥ b − a·v`` with ``a = C Xᵀ(e − c)``, ``b = C Σ_j c_j`` (exact at w)."""
+def _evaluate(problem: _Problem, w, s, cuts):
+    """``F(w)`` and the active-pair counts ``e − c`` at ``s = Xw``; appends the cuts of the risk there,
+    one per group g of queries: ``R_g(v) ≥ b − a·v`` with ``a = C X_gᵀ(e − c)_g``, ``b = C Σ_g c_j``."""
     sweep = problem.sweep(s)
     diff = sweep.upper_count - sweep.lower_count
-    cuts_a.append(problem.C * (problem.X.T @ diff))
-    cuts_b.append(problem.C * float(sweep.lower_count.sum()))
+    bounds = np.r_[problem.starts, len(s)]
+    counts = np.add.reduceat(sweep.lower_count, problem.starts)
+    for g, (start, stop) in enumerate(zip(bounds[:-1], bounds[1:])):
+        cuts[0].append(problem.C * (problem.X[start:stop].T @ diff[start:stop]))
+        cuts[1].append(problem.C * float(counts[g]))
+        cuts[2].append(g)
     return 0.5 * float(w @ w) + problem.C * problem.loss(s, sweep), diff
 
 
-def _simplex_qp(G, b):
-    """``max αᵀb − ½ αᵀGα`` over ``α ≥ 0, Σα ≤ 1`` (Clarabel), the dual of the cutting-plane model."""
+def _simplex_qp(G, b, group, n_groups):
+    """``max αᵀb − ½ αᵀGα`` over ``α ≥ 0`` and ``Σ α ≤ 1`` over the cuts of each group (Clarabel):
+    the dual of the cutting-plane model ``½‖w‖² + Σ_g max_k(b_gk − a_gk·w)⁺``."""
     k = len(b)
     scale = max(float(np.max(np.abs(np.diag(G)))), float(np.max(np.abs(b))), 1.0)
     P = sparse.csc_matrix(np.triu(G / scale))
-    A = sparse.csc_matrix(np.vstack([-np.eye(k), np.ones((1, k))]))
+    A = sparse.csc_matrix(np.vstack([-np.eye(k), (group[None, :] == np.arange(n_groups)[:, None])]))
     settings = clarabel.DefaultSettings()
     settings.verbose = False
     settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = 1e-11
-    solver = clarabel.DefaultSolver(P, -b / scale, A, np.r_[np.zeros(k), 1.0],
-                                    [clarabel.NonnegativeConeT(k + 1)], settings)
+    solver = clarabel.DefaultSolver(P, -b / scale, A, np.r_[np.zeros(k), np.ones(n_groups)],
+                                    [clarabel.NonnegativeConeT(k + n_groups)], settings)
     alpha = np.clip(np.asarray(solver.solve().x), 0.0, None)
-    total = alpha.sum()
-    return alpha / total if total > 1.0 else alpha
+    total = np.bincount(group, alpha, n_groups)  # feasible whatever the solver's accuracy
+    return alpha / np.maximum(total, 1.0)[group]
 
 
-def _line_search(problem: _Problem, w, s, f, diff, w_model, cuts_a, cuts_b, steps: int = 1):
+def _line_search(problem: _Problem, w, s, f, diff, w_model, cuts, steps: int = 1):
     """The best of ``w + t(w_model − w)``, t ≥ 0: the convex φ(t) minimised (roughly: a few steps
     of a safeguarded secant) on its slope ``φ'(t) = w(t)·δ − C (e − c)·Xδ``. Never worse than w."""
     delta = w_model - w
@@ -205,7 +216,7 @@ def _line_search(problem: _Problem, w, s, f, diff, w_model, cuts_a, cuts_b, step
 
     def phi(t):
         wt, st = w + t * delta, s + t * s_delta
-        value, diff_t = _evaluate(problem, wt, st, cuts_a, cuts_b)
+        value, diff_t = _evaluate(problem, wt, st, cuts)
         return value, float(wt @ delta) - C * float(diff_t @ s_delta), diff_t
 
     best = (f, 0.0, diff)
