@@ -1,0 +1,129 @@
+"""Per-query pairwise sums without building the pairs (shared by RankSVM and RankNet).
+
+:class:`MarginSweep` serves the margin losses of RankSVM. A preference pair (i, j) (same query,
+``y_i > y_j``) is *active* at scores ``s`` when ``s_i < s_j + margin``. For every document it gives, over
+its active pairs, the number of partners and the sum of any per-document vector over the partners,
+in O(n log n log L) for L distinct labels — never O(pairs):
+
+- labels become dense ranks 0..L−1, written in ⌈log2 L⌉ bits; a pair (i, j) with ``rank_i > rank_j``
+  first differs at one bit, where i has 1 (the "upper" side) and j has 0 (the "lower" side), both in
+  the same node (same higher bits) of the same query. Each pair is thus seen at exactly one depth.
+- at each depth, each document is one event: the value ``s_i`` if upper, ``s_j + margin`` if lower.
+  Sorted by (query, node, value; a lower event before an upper one of equal value), an upper i is
+  active with every lower j *after* it, and a lower j with every upper i *before* it (strict ``<``):
+  prefix sums give counts and partner sums.
+
+:func:`query_blocks` cuts the queries into padded blocks for RankNet, whose pair cost is not a
+function of sorted positions: each block is at most ``budget`` (document, document) entries.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ordrank.queries import query_offsets
+
+
+def dense_ranks(y) -> tuple[np.ndarray, int]:
+    """Labels as ranks 0..L−1 (equal labels, equal ranks) and L."""
+    levels, ranks = np.unique(np.asarray(y, dtype=np.float64), return_inverse=True)
+    return ranks.astype(np.int64), len(levels)
+
+
+class MarginSweep:
+    """The active pairs of scores ``s`` (pairs with ``s_i < s_j + margin``), kept as sorted events.
+
+    ``upper_count[k]``: active pairs where k is the preferred document; ``lower_count[k]``: where k is
+    the other one. :meth:`partner_sums` gives, for a vector v, Σ v over each document's partners.
+    """
+
+    def __init__(self, s, margin: float, ranks, n_levels: int, qindex):
+        s = np.asarray(s, dtype=np.float64)
+        n = len(s)
+        n_bits = max(int(np.ceil(np.log2(max(n_levels, 1)))), 0)
+        # every candidate event once, sorted by (query, value, kind): kind 0 = lower, 1 = upper
+        element = np.r_[np.arange(n), np.arange(n)]
+        kind = np.r_[np.zeros(n, np.int8), np.ones(n, np.int8)]
+        value = np.r_[s + margin, s]
+        # = np.lexsort((kind, value, qindex[element])): lower events come first in `value`, and a
+        # stable sort keeps them first among equal values; then a stable (radix) sort by query
+        presorted = np.argsort(value, kind="stable")
+        presorted = presorted[_stable_order(qindex[element[presorted]])]
+        element, kind = element[presorted], kind[presorted]
+        self.depths = []
+        for depth in range(n_bits):
+            bit = n_bits - 1 - depth
+            side = (ranks >> bit) & 1
+            keep = kind == side[element]
+            events = element[keep]  # each document once, in (query, value, kind) order
+            group = (qindex[events] << depth) + (ranks[events] >> (bit + 1))
+            if depth:
+                order = _stable_order(group)
+                events, group = events[order], group[order]
+            starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+            ends = np.r_[starts[1:], len(group)]
+            size = ends - starts
+            first = np.repeat(starts, size)
+            last = np.repeat(ends, size)
+            upper = side[events] == 1
+            self.depths.append((events, upper, first, last))
+        self.n = n
+        ones = np.ones(n)
+        self.lower_count, self.upper_count = self.partner_sums(ones)
+
+    def partner_sums(self, v) -> tuple[np.ndarray, np.ndarray]:
+        """``(below, above)``: ``below[j]`` = Σ v_i over the preferred partners i of j,
+        ``above[i]`` = Σ v_j over the other partners j of i (active pairs only)."""
+        v = np.asarray(v, dtype=np.float64)
+        below, above = np.zeros(self.n), np.zeros(self.n)
+        for events, upper, first, last in self.depths:
+            vs = v[events]
+            up = np.r_[0.0, np.cumsum(np.where(upper, vs, 0.0))]
+            low = np.r_[0.0, np.cumsum(np.where(upper, 0.0, vs))]
+            position = np.arange(len(events))
+            before = up[position] - up[first]          # upper events before (for a lower event)
+            after = low[last] - low[position + 1]      # lower events after (for an upper event)
+            below[events] += np.where(upper, 0.0, before)
+            above[events] += np.where(upper, after, 0.0)
+        return below, above
+
+
+def _stable_order(keys) -> np.ndarray:
+    """A stable argsort of non-negative integer keys (a radix sort when they fit in 16 bits)."""
+    if len(keys) and keys.max() < 1 << 16:
+        keys = keys.astype(np.uint16)
+    return np.argsort(keys, kind="stable")
+
+
+def query_blocks(qid, budget: int = 1 << 21):
+    """Padded blocks of rows: a list of ``(rows_i, rows_j)`` int arrays of shapes (B, mi), (B, mj),
+    padded with −1. Every ordered pair (i, j) of a query's rows, i ≠ j included, is in exactly one
+    block as (row i of rows_i, row j of rows_j). Queries are grouped by size so that
+    B · mi · mj ≤ budget; a query too large for the budget is cut into blocks of its rows i."""
+    offsets = query_offsets(qid)
+    sizes = np.diff(offsets)
+    order = np.argsort(sizes, kind="stable")
+    blocks, current = [], []
+
+    def flush():
+        if current:
+            m = int(sizes[current[-1]])
+            rows = np.full((len(current), m), -1, dtype=np.int64)
+            for r, q in enumerate(current):
+                rows[r, : sizes[q]] = np.arange(offsets[q], offsets[q + 1])
+            blocks.append((rows, rows))
+            current.clear()
+
+    for q in order:
+        m = int(sizes[q])
+        if m * m > budget:
+            flush()
+            whole = np.arange(offsets[q], offsets[q + 1])[None, :]
+            step = max(budget // m, 1)
+            for start in range(0, m, step):
+                blocks.append((whole[:, start:start + step], whole))
+            continue
+        if current and (len(current) + 1) * m * m > budget:
+            flush()
+        current.append(q)
+    flush()
+    return blocks

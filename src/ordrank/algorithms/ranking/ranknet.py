@@ -1,0 +1,163 @@
+"""RankNet (seed 002; Burges et al., ICML 2005): the pairwise cross-entropy on a linear model or a
+one-hidden-layer net."""
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import expit
+from sklearn.base import _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from ordrank.algorithms.ranking._base import RankingEstimator
+from ordrank.algorithms.ranking._pairwise import query_blocks
+from ordrank.queries import count_pairs, group_sizes
+
+
+class RankNet(RankingEstimator):
+    r"""RankNet: ``min_θ (1/N) Σ_(i,j) C_ij + (α/2)‖W‖²`` over the pairs of each query.
+
+    ``C_ij = −P̄_ij log P_ij − (1 − P̄_ij) log(1 − P_ij)``, ``P_ij = 1/(1 + e^{−σ(s_i − s_j)})``, with
+    ``P̄_ij = 1`` when ``y_i > y_j``. Tied pairs are skipped (``ties="skip"``) or enter with
+    ``P̄ = ½`` (``ties="half"``); N is the number of pairs that enter (``qid=None``: one query).
+    Writing ``z = σ(s_i − s_j)``, ``C_ij = log(1 + e^z) − P̄_ij z`` and ``∂C_ij/∂s_i = σ(P_ij − P̄_ij)``.
+
+    The score is ``s = w·x`` (``hidden=None``; then the problem is convex and is a logistic regression
+    on the pair differences) or ``s = w₂·tanh(W₁x + b₁)`` with ``hidden`` tanh units (no output bias:
+    it cancels in every pair). ``‖W‖²`` is the squared norm of w, or of W₁ and w₂ (not b₁).
+
+    The gradient needs ``λ_i = Σ_j ∂C_ij/∂s_i``, computed per query on padded blocks of queries
+    (:func:`~._pairwise.query_blocks`, at most ``2²¹`` document pairs in memory at once), never on a
+    list of the pairs of the data set; then ``∂/∂θ = (1/N) Σ_i λ_i ∂s_i/∂θ`` by back-propagation.
+    Full-batch L-BFGS (SciPy), from zeros (linear) or a Glorot-uniform draw of ``random_state``.
+
+    Attributes: ``coef_`` (linear), ``coefs_ = [W₁ (n_features × hidden), w₂]`` and ``intercept_``
+    (= b₁) for the net, ``objective_``, ``n_pairs_`` (N), ``n_iter_``.
+    """
+
+    _parameter_constraints = {
+        "hidden": [Interval(Integral, 1, None, closed="left"), None],
+        "sigma": [Interval(Real, 0, None, closed="neither")],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "ties": [StrOptions({"skip", "half"})],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, hidden=None, *, sigma=1.0, alpha=1e-4, ties="skip", tol=1e-7, max_iter=500,
+                 random_state=None):
+        self.hidden = hidden
+        self.sigma = sigma
+        self.alpha = alpha
+        self.ties = ties
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, qid=None):
+        X, y, qid = self._validate_queries(X, y, qid)
+        n_pairs = count_pairs(y, qid)
+        if self.ties == "half":
+            sizes = group_sizes(qid)
+            n_pairs = int(np.sum(sizes * (sizes - 1) // 2))
+        if n_pairs == 0:
+            raise ValueError(f"{type(self).__name__}: no pair to learn from (n_samples={len(y)}): "
+                             "within every query all rows have the same label (ties='skip') or are alone")
+        self.n_pairs_ = n_pairs
+        cost = _PairCost(y, qid, self.sigma, self.ties, n_pairs)
+        theta0 = self._initial(X.shape[1])
+        result = minimize(self._objective, theta0, args=(X, cost), jac=True, method="L-BFGS-B",
+                          options={"maxiter": self.max_iter, "gtol": self.tol, "ftol": 1e-15,
+                                   "maxcor": 20})
+        self._unpack(result.x, X.shape[1])
+        self.objective_, self.n_iter_ = float(result.fun), int(result.nit)
+        return self
+
+    def _initial(self, d):
+        if self.hidden is None:
+            return np.zeros(d)
+        rng = check_random_state(self.random_state)
+        h = self.hidden
+        w1 = rng.uniform(-1, 1, (d, h)) * np.sqrt(6.0 / (d + h))
+        w2 = rng.uniform(-1, 1, h) * np.sqrt(6.0 / (h + 1))
+        return np.r_[w1.ravel(), np.zeros(h), w2]
+
+    def _split(self, theta, d):
+        h = self.hidden
+        return theta[: d * h].reshape(d, h), theta[d * h: d * h + h], theta[d * h + h:]
+
+    def _unpack(self, theta, d):
+        if self.hidden is None:
+            self.coef_ = theta.copy()
+        else:
+            w1, b1, w2 = self._split(theta, d)
+            self.coefs_, self.intercept_ = [w1.copy(), w2.copy()], b1.copy()
+
+    def _objective(self, theta, X, cost):
+        """The objective and its gradient in the flat parameters θ."""
+        if self.hidden is None:
+            value, lam = cost(X @ theta)
+            return (value + 0.5 * self.alpha * theta @ theta,
+                    X.T @ lam + self.alpha * theta)
+        w1, b1, w2 = self._split(theta, X.shape[1])
+        H = np.tanh(X @ w1 + b1)
+        value, lam = cost(H @ w2)
+        back = np.outer(lam, w2) * (1.0 - H * H)  # ∂/∂(pre-activation)
+        grad = np.r_[(X.T @ back + self.alpha * w1).ravel(), back.sum(axis=0),
+                     H.T @ lam + self.alpha * w2]
+        return value + 0.5 * self.alpha * (np.sum(w1 * w1) + w2 @ w2), grad
+
+    def _scores(self, X):
+        if self.hidden is None:
+            return X @ self.coef_
+        return np.tanh(X @ self.coefs_[0] + self.intercept_) @ self.coefs_[1]
+
+
+class _PairCost:
+    """``s ↦ ((1/N) Σ C_ij, λ/N)`` for the scores s, block by block of queries.
+
+    In a block, the pairs are found from the labels (preferred pairs once, as (preferred, other);
+    tied pairs once, i < j) and only those are evaluated: ``C = log(1 + e^{−z})`` and
+    ``λ_i −= σ/(1 + e^z)``, ``λ_j += σ/(1 + e^z)`` for a preferred pair; ``C = log(1 + e^z) − z/2`` and
+    ``λ_i += σ(P − ½)``, ``λ_j −= σ(P − ½)`` for a tie with ``P̄ = ½``.
+    """
+
+    def __init__(self, y, qid, sigma, ties, n_pairs, budget=1 << 21):
+        self.y, self.sigma, self.half, self.n_pairs = y, sigma, ties == "half", n_pairs
+        self.y_pad = np.r_[y, np.nan]  # row −1 = padding: label NaN, in no pair
+        self.blocks = query_blocks(qid, budget)
+
+    def pairs(self, rows_i, rows_j):
+        """(preferred, other) and (tie i, tie j) row indices of one block."""
+        yi, yj = self.y_pad[rows_i][:, :, None], self.y_pad[rows_j][:, None, :]
+        b, a, c = np.nonzero(yi > yj)
+        prefer = (rows_i[b, a], rows_j[b, c])  # each pair once: its preferred row is in one block
+        ties = None
+        if self.half:
+            b, a, c = np.nonzero((yi == yj) & (rows_i[:, :, None] < rows_j[:, None, :]))
+            ties = (rows_i[b, a], rows_j[b, c])
+        return prefer, ties
+
+    def __call__(self, s):
+        sigma, n = self.sigma, len(s)
+        total, lam = 0.0, np.zeros(n)
+        for rows_i, rows_j in self.blocks:
+            (i, j), ties = self.pairs(rows_i, rows_j)
+            z = sigma * (s[i] - s[j])
+            e = np.exp(-np.abs(z))
+            total += float(np.sum(np.maximum(-z, 0.0) + np.log1p(e)))
+            g = sigma * np.where(z >= 0, e / (1.0 + e), 1.0 / (1.0 + e))  # σ(1 − P_ij)
+            lam -= np.bincount(i, g, n)
+            lam += np.bincount(j, g, n)
+            if ties is not None and len(ties[0]):
+                i, j = ties
+                z = sigma * (s[i] - s[j])
+                total += float(np.sum(np.logaddexp(0.0, z) - 0.5 * z))
+                g = sigma * (expit(z) - 0.5)
+                lam += np.bincount(i, g, n)
+                lam -= np.bincount(j, g, n)
+        return total / self.n_pairs, lam / self.n_pairs

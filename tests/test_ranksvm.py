@@ -1,0 +1,109 @@
+"""RankSVM (linear): the objective against LinearSVC on the explicit pair differences, the sweeps
+against the explicit pairs, a separable toy, qid routed through GridSearchCV with GroupKFold."""
+import numpy as np
+import pytest
+import sklearn
+from hypothesis import given
+from hypothesis import strategies as st
+from sklearn.model_selection import GridSearchCV, GroupKFold
+from sklearn.svm import LinearSVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from ordrank.algorithms.ranking import RankSVM
+from ordrank.algorithms.ranking._pairwise import MarginSweep, dense_ranks
+from ordrank.queries import preference_pairs, query_index
+
+
+def toy(seed=0, n_queries=8, d=4, levels=3):
+    rng = np.random.default_rng(seed)
+    qid = np.repeat(np.arange(n_queries), rng.integers(2, 20, n_queries))
+    X = rng.normal(size=(len(qid), d))
+    y = rng.integers(0, levels, len(qid)).astype(float)
+    return X, y, qid
+
+
+def explicit_objective(w, X, y, qid, C, loss):
+    i, j = preference_pairs(y, qid)
+    slack = np.maximum(1.0 - (X[i] - X[j]) @ w, 0.0)
+    return 0.5 * w @ w + C * np.sum(slack if loss == "hinge" else slack ** 2)
+
+
+@given(st.integers(0, 10_000), st.integers(1, 9), st.sampled_from([0.0, 0.5, 1.0]))
+def test_sweep_counts_and_sums_equal_the_explicit_pairs(seed, levels, margin):
+    rng = np.random.default_rng(seed)
+    qid = np.repeat(np.arange(4), rng.integers(1, 12, 4))
+    n = len(qid)
+    y = rng.integers(0, levels, n).astype(float)
+    s = np.round(rng.normal(size=n), 1)  # ties between s_i and s_j + margin happen
+    v = rng.normal(size=n)
+    sweep = MarginSweep(s, margin, *dense_ranks(y), query_index(qid))
+    i, j = preference_pairs(y, qid)
+    active = s[i] < s[j] + margin
+    below, above = sweep.partner_sums(v)
+    np.testing.assert_allclose(below, np.bincount(j[active], v[i[active]], n), atol=1e-12)
+    np.testing.assert_allclose(above, np.bincount(i[active], v[j[active]], n), atol=1e-12)
+    np.testing.assert_array_equal(sweep.lower_count, np.bincount(j[active], minlength=n))
+    np.testing.assert_array_equal(sweep.upper_count, np.bincount(i[active], minlength=n))
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+@pytest.mark.parametrize("C", [0.01, 1.0])
+@pytest.mark.parametrize("levels", [2, 5])
+def test_objective_equals_linear_svc_on_pair_differences(loss, C, levels):
+    """LinearSVC minimises ½‖w‖² + C' Σ ℓ(y_k w·x_k); the rows d_p (+1) and −d_p (−1) count every
+    pair twice, so C' = C/2 gives the RankSVM objective."""
+    X, y, qid = toy(levels, levels=levels)
+    model = RankSVM(C=C, loss=loss, tol=1e-7).fit(X, y, qid)
+    i, j = preference_pairs(y, qid)
+    D = X[i] - X[j]
+    oracle = LinearSVC(C=C / 2, loss=loss, fit_intercept=False, tol=1e-10, max_iter=200_000)
+    oracle.fit(np.vstack([D, -D]), np.r_[np.ones(len(D)), -np.ones(len(D))])
+    ours = explicit_objective(model.coef_, X, y, qid, C, loss)
+    theirs = explicit_objective(oracle.coef_.ravel(), X, y, qid, C, loss)
+    assert ours == pytest.approx(model.objective_, rel=1e-10)
+    assert ours == pytest.approx(theirs, rel=1e-4)
+    assert ours <= theirs * (1 + 1e-6)  # not worse than the oracle beyond the certified gap
+    assert model.n_pairs_ == len(i)
+
+
+def test_no_qid_is_one_query_of_every_pair_with_different_labels():
+    X, y, qid = toy(3)
+    model = RankSVM(C=0.1).fit(X, y)
+    assert model.n_pairs_ == len(preference_pairs(y)[0])
+    assert model.objective_ == pytest.approx(
+        explicit_objective(model.coef_, X, y, None, 0.1, "hinge"), rel=1e-10)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_separable_toy_ranked_perfectly(loss):
+    rng = np.random.default_rng(0)
+    qid = np.repeat(np.arange(10), 12)
+    X = rng.normal(size=(120, 3))
+    y = np.digitize(X @ np.array([1.0, -2.0, 0.5]), [-1.0, 0.0, 1.0]).astype(float)
+    model = RankSVM(C=100.0, loss=loss).fit(X, y, qid)
+    s = model.decision_function(X)
+    i, j = preference_pairs(y, qid)
+    assert np.all(s[i] > s[j])
+    assert model.score(X, y, qid) == pytest.approx(1.0)
+
+
+def test_qid_is_routed_through_grid_search_with_group_kfold():
+    """Every split's score equals a fit by hand on that split with its qid; the refit equals the fit
+    on all rows with qid; without qid (one query) the fit differs, so a dropped qid fails."""
+    X, y, qid = toy(5, n_queries=9)
+    with sklearn.config_context(enable_metadata_routing=True):
+        search = GridSearchCV(RankSVM(tol=1e-8), {"C": [0.1, 1.0]}, cv=GroupKFold(n_splits=3))
+        search.fit(X, y, qid=qid, groups=qid)
+    for k, C in enumerate([0.1, 1.0]):
+        scores = [RankSVM(C=C, tol=1e-8).fit(X[tr], y[tr], qid[tr]).score(X[te], y[te], qid[te])
+                  for tr, te in GroupKFold(n_splits=3).split(X, y, qid)]
+        np.testing.assert_allclose(search.cv_results_["mean_test_score"][k], np.mean(scores), rtol=1e-6)
+    by_hand = RankSVM(C=search.best_params_["C"], tol=1e-8).fit(X, y, qid)
+    np.testing.assert_allclose(search.best_estimator_.coef_, by_hand.coef_, rtol=1e-5, atol=1e-8)
+    assert not np.allclose(RankSVM(C=search.best_params_["C"]).fit(X, y).coef_, by_hand.coef_,
+                           rtol=1e-2)
+
+
+@parametrize_with_checks([RankSVM(), RankSVM(loss="squared_hinge")])
+def test_sklearn_checks(estimator, check):
+    check(estimator)
