@@ -14,3 +14,23 @@ CASES = [
          r"each update multiplies it by \|1 − η‖x‖²\|.*eta=1\.0 is stable only below 2/‖x‖²",
          app_run("only=WH", "algorithms.WH.eta=1.0", "protocol.n_rounds=2000", checked_first=False)),
 ]
+
+QUICK = ["+experiment=svor_benchmark_quick", "dataset.name=pyrim", "protocol.splits=0"]
+CASES += [
+    Case("grid-value-invalid", "`+experiment=svor_benchmark_quick +protocol.grids.PRank={n_epochs:[0,1]}` "
+         "(the bad point was dropped silently)", ValueError,
+         r"^protocol\.grids\.PRank: the grid value n_epochs=0 is not valid: The 'n_epochs' parameter of "
+         r"PRank must be an int in the range \[1, inf\)\. Got 0 instead",
+         app_run("only=PRank", "+protocol.grids.PRank={n_epochs:[0,1]}", base=QUICK)),
+    Case("grid-only-invalid", "`+protocol.grids.PRank={n_epochs:[0]}` (wrote 'failed' rows, exit 0)",
+         ValueError, r"^protocol\.grids\.PRank: the grid value n_epochs=0 is not valid",
+         app_run("only=PRank", "+protocol.grids.PRank={n_epochs:[0]}", base=QUICK)),
+    Case("grid-nested-invalid", "`protocol.grids.Reduction-tree={estimator__min_samples_leaf:[0]}`",
+         ValueError, r"^protocol\.grids\.Reduction-tree: the grid value estimator__min_samples_leaf=0 is "
+         r"not valid: .*min_samples_leaf",
+         app_run("only=Reduction-tree", "protocol.grids.Reduction-tree={estimator__min_samples_leaf:[0]}",
+                 base=QUICK)),
+    Case("splits-repeated", "`protocol.splits=[0,0]` (wrote every row twice)", ValueError,
+         r"^protocol\.splits=\[0, 0\] names partition\(s\) \[0\] more than once; list each partition once",
+         app_run("only=PRank", "protocol.splits=[0,0]", base=QUICK[:2])),
+]

@@ -145,6 +145,8 @@ def build(cfg: DictConfig) -> dict:
         protocol_spec["grids"] = {name: grid for name, grid in protocol_spec["grids"].items()
                                   if name in learners or name not in cfg.algorithms}
     protocol = instantiate(protocol_spec, _convert_="all")
+    if hasattr(protocol, "check_learners"):  # grids: every value validated before any work
+        protocol.check_learners(learners)
     features = instantiate(cfg.features) if cfg.get("features") else None
     if features is not None and getattr(protocol, "splits_data", False):
         learners = {name: make_pipeline(clone(features), learner) for name, learner in learners.items()}
