@@ -5,7 +5,7 @@ from __future__ import annotations
 from ordrank.algorithms._ordinal import Diverged
 
 from conftest import Case
-from test_bad_inputs import app_run
+from test_bad_inputs import ExitStatus, app_run, run_py
 
 CASES = [
     Case("wh-grows-run", "`only=WH algorithms.WH.eta=1.0` (2,000 rounds): the error grows geometrically "
@@ -33,4 +33,12 @@ CASES += [
     Case("splits-repeated", "`protocol.splits=[0,0]` (wrote every row twice)", ValueError,
          r"^protocol\.splits=\[0, 0\] names partition\(s\) \[0\] more than once; list each partition once",
          app_run("only=PRank", "protocol.splits=[0,0]", base=QUICK[:2])),
+]
+CASES += [
+    Case("misspelled-plus-key", "`+protcol.n_rounds=50` (was ignored: the run used protocol.n_rounds)",
+         ValueError, r"^'protcol' is not a setting: nothing reads it \(did you mean 'protocol'\? ",
+         app_run("+protcol.n_rounds=50")),
+    Case("cli-misspelled-plus-key", "`python run.py +experiment=prank_synthetic +sed=3`", ExitStatus,
+         r"^exit 2: error: 'sed' is not a setting: nothing reads it \(did you mean 'seed'\? ",
+         run_py("+sed=3")),
 ]

@@ -74,6 +74,28 @@ def chosen_algorithms(cfg: DictConfig) -> dict:
     return {name: algorithms[name] for name in names}
 
 
+# the top-level keys the job reads; any other must be read by an interpolation (e.g. `grid` in
+# svor_benchmark: ${grid.C}), else it is a misspelling added with `+`, which nothing would read
+READ_KEYS = ("experiment", "seed", "data_dir", "algorithms", "only", "table_name", "publish",
+             "results_dir", "resume", "dataset", "protocol", "features", "hydra")
+
+
+def check_unread_keys(cfg: DictConfig) -> None:
+    """Raise a ValueError naming a top-level key nothing reads (neither the job nor an interpolation
+    of the config), with the closest key that is read."""
+    import difflib
+    import re
+
+    raw = json.dumps(OmegaConf.to_container(cfg, resolve=False), default=str)
+    referenced = set(re.findall(r"\$\{\s*([A-Za-z_][\w-]*)", raw))
+    for key in cfg:
+        if key not in READ_KEYS and key not in referenced:
+            close = difflib.get_close_matches(str(key), READ_KEYS, n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ValueError(f"{key!r} is not a setting: nothing reads it ({hint}the settings are "
+                             f"{', '.join(READ_KEYS[:-1])}; `python run.py --help` lists them)")
+
+
 SEED_MAX = 2**32 - 1  # numpy's legacy seed range (RandomState, scikit-learn's random_state)
 TABLE_SUFFIXES = (".parquet", ".csv")
 
@@ -85,6 +107,7 @@ def check_settings(cfg: DictConfig) -> None:
     ``publish=true``, ``results_dir`` must be a directory this process can create or write in
     (checked with ``os.access`` on it or its nearest existing parent, so nothing is created here).
     """
+    check_unread_keys(cfg)
     seed = cfg.get("seed")
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= SEED_MAX:
         raise ValueError(f"seed must be an integer in 0..{SEED_MAX} (numpy's seed range), got {seed!r}")
