@@ -42,3 +42,89 @@ CASES += [
          r"^exit 2: error: 'sed' is not a setting: nothing reads it \(did you mean 'seed'\? ",
          run_py("+sed=3")),
 ]
+
+
+def python_m(module: str, *args: str):
+    """A trigger: ``python -m <module> args`` (``{tmp}``, ``{repo}`` in an argument: the temporary
+    folder, the repository) in a subprocess run in the temporary folder; raise ExitStatus unless it
+    succeeds, after checking stderr is one line. ``module=None``: ``python args``."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    def trigger(tmp):
+        command = [sys.executable, *(["-m", module] if module else []),
+                   *(a.format(tmp=tmp, repo=REPO) for a in args)]
+        env = {k: v for k, v in os.environ.items() if k != "ORDRANK_DEBUG"}
+        done = subprocess.run(command, cwd=tmp, capture_output=True, text=True, timeout=120, env=env)
+        if done.returncode:
+            assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+            raise ExitStatus(f"exit {done.returncode}: {done.stderr.strip()}")
+        return done
+    return trigger
+
+
+def curves(tmp, job: int, overrides=()):
+    """A finished job folder ``<tmp>/sweep/<job>`` holding a 4-row curve table of config job=<job>."""
+    import numpy as np
+
+    from ordrank.results import curve_records, finalize, write_table
+
+    folder = tmp / "sweep" / f"job{job}"
+    (folder / ".hydra").mkdir(parents=True)
+    (folder / ".hydra" / "overrides.yaml").write_text("".join(f"- {o}\n" for o in overrides))
+    table = finalize(curve_records(np.zeros((2, 2)), [1, 2], algorithm="A", metric="m"), "e", "d",
+                     {"job": job if job < 2 else 0})
+    write_table(table, folder / "results.parquet")
+    (folder / "FINISHED").write_text("x\n")
+    return folder / "results.parquet"
+
+
+def no_metric(tmp):
+    import pandas as pd
+
+    from ordrank.results import collect
+
+    path = curves(tmp, 0)
+    pd.read_parquet(path).drop(columns="metric").to_parquet(path)
+    return collect([path])
+
+
+def duplicated(tmp):
+    from ordrank.results import collect
+
+    return collect([curves(tmp, 0, ["seed=0"]), curves(tmp, 2, ["seed=0", "only=A"])])
+
+
+def collect_into_folder(tmp):
+    curves(tmp, 0)
+    (tmp / "out").mkdir()
+    return python_m("ordrank.results", "collect", "{tmp}/sweep", "-o", "{tmp}/out")(tmp)
+
+
+CASES += [
+    Case("collect-no-metric", "`collect` of a table without its `metric` column (merged into NaN "
+         "metrics, exit 0)", ValueError,
+         r"^<tmp>/sweep/job0/results\.parquet is not a results table: it lacks the column\(s\) "
+         r"\['metric'\] .*leave it out of the folder collected", no_metric),
+    Case("collect-duplicates", "`collect` of two jobs giving the same rows (the same sweep point run "
+         "twice)", ValueError,
+         r"^8 rows occur more than once \(same key columns and config\) among 2 tables: they come from "
+         r"<tmp>/sweep/job0/results\.parquet \(seed=0\); <tmp>/sweep/job2/results\.parquet \(seed=0 only=A\)\. "
+         r"Keep one run of each: move the older job folder out .*\(hydra\.sweep\.dir=multirun/<new name>",
+         duplicated),
+    Case("collect-out-folder", "`python -m ordrank.results collect <sweep> -o <a folder>`", ExitStatus,
+         r"^exit 2: error: -o <tmp>/out must be a table file ending in \.parquet or \.csv \(it is a "
+         r"folder\)$", collect_into_folder),
+    Case("plot-missing-results", "`python experiments/plot_figure4.py --results <a missing folder>` "
+         "(exit 0, nothing drawn)", ExitStatus,
+         r"^exit 2: error: --results <tmp>/nowhere is not a folder \(the results tables are read from it",
+         python_m(None, "{repo}/experiments/plot_figure4.py", "--results", "{tmp}/nowhere", "--figures",
+                  "{tmp}/figures")),
+    Case("plot-no-tables", "`python experiments/plot_figure4.py --results <an empty folder>`", ExitStatus,
+         r"^exit 1: error: no figure drawn: <tmp> holds none of the tables listed above$",
+         python_m(None, "{repo}/experiments/plot_figure4.py", "--results", "{tmp}", "--figures",
+                  "{tmp}/figures")),
+]
