@@ -128,3 +128,41 @@ CASES += [
          python_m(None, "{repo}/experiments/plot_figure4.py", "--results", "{tmp}", "--figures",
                   "{tmp}/figures")),
 ]
+
+
+def orca_archive(cut=None, content=None):
+    """A trigger: open pyrim (5 bins) from a small ORCA-layout archive cut to ``cut`` of its bytes,
+    or holding ``content`` instead."""
+    import numpy as np
+
+    from ordrank.datasets.fetch import pack_tar_xz
+    from ordrank.datasets.partitions import BenchmarkData
+
+    def trigger(tmp):
+        rows = "".join(f"{i / 10} {1 + i % 5}\n" for i in range(60))
+        names = [f"5bins/pyrim/matlab/{kind}_pyrim.{k}" for kind in ("train", "test") for k in range(20)]
+        for name in names:
+            (tmp / "files" / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp / "files" / name).write_text(rows)
+        archive = tmp / "data" / "orca-discretized-regression" / "5bins" / "pyrim.tar.xz"
+        pack_tar_xz(tmp / "files", names, archive)
+        data = archive.read_bytes()
+        archive.write_bytes(content if content is not None else data[: int(len(data) * cut)])
+        return BenchmarkData("pyrim", 5, "orca", tmp / "data")
+    return trigger
+
+
+ORCA_DAMAGED = (r"^ORCA archive <tmp>/data/orca-discretized-regression/5bins/pyrim\.tar\.xz {}: it is truncated "
+                r"or damaged \(sha256 \w+…, pinned 2de4bb424133104b…\); fetch it again with: "
+                r"python -m ordrank\.data fetch orca --data-dir <tmp>/data$")
+CASES += [
+    Case("orca-truncated-half", "an ORCA archive (`pyrim.tar.xz`) cut at 50 % (was a raw EOFError)",
+         ValueError, ORCA_DAMAGED.format(r"cannot be read \(EOFError: .*\)"), orca_archive(cut=0.5)),
+    Case("orca-truncated-90", "an ORCA archive cut at 90 %", ValueError,
+         ORCA_DAMAGED.format(r"cannot be read \(\w+: .*\)"), orca_archive(cut=0.9)),
+    Case("orca-empty", "an empty ORCA archive (was tarfile.ReadError)", ValueError,
+         ORCA_DAMAGED.format("is empty"), orca_archive(content=b"")),
+    Case("orca-random-bytes", "an ORCA archive of random bytes", ValueError,
+         ORCA_DAMAGED.format(r"cannot be read \(ReadError: .*\)"),
+         orca_archive(content=bytes(range(256)) * 40)),
+]
