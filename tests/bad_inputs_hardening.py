@@ -166,3 +166,20 @@ CASES += [
          ORCA_DAMAGED.format(r"cannot be read \(ReadError: .*\)"),
          orca_archive(content=bytes(range(256)) * 40)),
 ]
+CASES += [
+    Case("fetch-into-a-file", "`python -m ordrank.data fetch uci-abalone --data-dir <a file>` (was "
+         "FileExistsError)", ExitStatus,
+         r"^exit 1: error: data directory <tmp>/file cannot be used: <tmp>/file is a file, not a folder; "
+         r"choose another with --data-dir or ORDRANK_DATA$",
+         lambda tmp: (tmp / "file").touch() or python_m("ordrank.data", "fetch", "uci-abalone", "--data-dir",
+                                                       "{tmp}/file")(tmp)),
+    Case("fetch-read-only", "`python -m ordrank.data fetch uci-abalone --data-dir /proc/ordrank-data` "
+         "(a folder nothing can be written in, even as root; was PermissionError)", ExitStatus,
+         r"^exit 1: error: data directory /proc/ordrank-data is not writable \(a probe file could not be "
+         r"written: .*\); choose another with --data-dir or ORDRANK_DATA$",
+         python_m("ordrank.data", "fetch", "uci-abalone", "--data-dir", "/proc/ordrank-data")),
+    Case("results-dir-proc", "`publish=true results_dir=/proc/ordrank-results` (passed the os.access "
+         "check as root, failed after the run)", ValueError,
+         r"^results_dir=/proc/ordrank-results cannot be created \(/proc is not writable\): a probe file "
+         r"could not be written there", app_run("publish=true", "results_dir=/proc/ordrank-results")),
+]

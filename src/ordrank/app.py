@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import signal
+import tempfile
 import threading
 import time
 from contextlib import contextmanager
@@ -105,7 +106,8 @@ def check_settings(cfg: DictConfig) -> None:
 
     Each error is one ValueError naming the key, the value and what is allowed. With
     ``publish=true``, ``results_dir`` must be a directory this process can create or write in
-    (checked with ``os.access`` on it or its nearest existing parent, so nothing is created here).
+    (checked by writing and removing a probe file in it or its nearest existing parent: ``os.access``
+    says yes to root even where nothing can be written, e.g. under /proc).
     """
     check_unread_keys(cfg)
     seed = cfg.get("seed")
@@ -132,9 +134,15 @@ def check_writable_dir(key: str, value) -> None:
     existing = next(p for p in (path, *path.parents) if p.exists())
     if not existing.is_dir():
         raise ValueError(f"{key}={value} cannot be used: {existing} is a file, not a folder")
+    where = "is not writable" if existing == path else f"cannot be created ({existing} is not writable)"
     if not os.access(existing, os.W_OK | os.X_OK):
-        where = "is not writable" if existing == path else f"cannot be created ({existing} is not writable)"
         raise ValueError(f"{key}={value} {where}")
+    try:  # what os.access cannot tell (root, read-only file systems): write a probe file
+        with tempfile.TemporaryFile(dir=existing, prefix=".probe-"):
+            pass
+    except OSError as error:
+        raise ValueError(f"{key}={value} {where}: a probe file could not be written there "
+                         f"({error.strerror or error})") from None
 
 
 def _prefixed(error: Exception, key: str) -> Exception:
