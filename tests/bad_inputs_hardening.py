@@ -183,3 +183,24 @@ CASES += [
          r"^results_dir=/proc/ordrank-results cannot be created \(/proc is not writable\): a probe file "
          r"could not be written there", app_run("publish=true", "results_dir=/proc/ordrank-results")),
 ]
+
+
+def reduction_huge(tmp):
+    import numpy as np
+
+    from ordrank.algorithms import ReductionSVM
+
+    rng = np.random.default_rng(0)
+    return ReductionSVM().fit(rng.normal(size=(60, 3)) * 1e200, rng.integers(1, 4, 60))
+
+
+CASES += [
+    Case("reduction-svm-huge-inputs", "`ReductionSVM().fit(X * 1e200, y)` (was SVC's \"Input X contains "
+         "NaN\" of a finite X)", ValueError,
+         r"^ReductionSVM\(\): the 'rbf' kernel is NaN or infinite on these inputs \(finite, up to "
+         r"\|x\| = \S+e\+200, but their squared norms or distances overflow float64\); scale the inputs",
+         reduction_huge),
+    Case("only-empty", "`only=[]` (was pandas' \"No objects to concatenate\")", ValueError,
+         r"^only=\[\] names no algorithm: give one or more of \['PRank', 'WH'\], or leave only unset "
+         r"\(null\) to run them all", app_run("only=[]")),
+]

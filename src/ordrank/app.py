@@ -69,6 +69,9 @@ def chosen_algorithms(cfg: DictConfig) -> dict:
     if only is None:
         return dict(algorithms.items())
     names = [only] if isinstance(only, str) else list(only)
+    if not names:
+        raise ValueError(f"only=[] names no algorithm: give one or more of {list(algorithms)}, or leave "
+                         "only unset (null) to run them all")
     unknown = [name for name in names if name not in algorithms]
     if unknown:
         raise ValueError(f"only={unknown} names no configured algorithm; choose from {list(algorithms)}")
