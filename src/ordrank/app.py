@@ -27,6 +27,8 @@ from omegaconf import DictConfig, OmegaConf
 from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 
+from ordrank.resume import reusable_pieces
+from ordrank.settings import check_unread_keys
 from ordrank.results import ERROR, FINISHED, finalize, partial_path, publish, write_error, write_table
 
 log = logging.getLogger(__name__)
@@ -76,28 +78,6 @@ def chosen_algorithms(cfg: DictConfig) -> dict:
     if unknown:
         raise ValueError(f"only={unknown} names no configured algorithm; choose from {list(algorithms)}")
     return {name: algorithms[name] for name in names}
-
-
-# the top-level keys the job reads; any other must be read by an interpolation (e.g. `grid` in
-# svor_benchmark: ${grid.C}), else it is a misspelling added with `+`, which nothing would read
-READ_KEYS = ("experiment", "seed", "data_dir", "algorithms", "only", "table_name", "publish",
-             "results_dir", "resume", "dataset", "protocol", "features", "hydra")
-
-
-def check_unread_keys(cfg: DictConfig) -> None:
-    """Raise a ValueError naming a top-level key nothing reads (neither the job nor an interpolation
-    of the config), with the closest key that is read."""
-    import difflib
-    import re
-
-    raw = json.dumps(OmegaConf.to_container(cfg, resolve=False), default=str)
-    referenced = set(re.findall(r"\$\{\s*([A-Za-z_][\w-]*)", raw))
-    for key in cfg:
-        if key not in READ_KEYS and key not in referenced:
-            close = difflib.get_close_matches(str(key), READ_KEYS, n=1, cutoff=0.6)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            raise ValueError(f"{key!r} is not a setting: nothing reads it ({hint}the settings are "
-                             f"{', '.join(READ_KEYS[:-1])}; `python run.py --help` lists them)")
 
 
 SEED_MAX = 2**32 - 1  # numpy's legacy seed range (RandomState, scikit-learn's random_state)
@@ -281,8 +261,14 @@ def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
         log.info("%s: finished table %s kept (resume=true)", cfg.experiment, path)
         return path
     marker.unlink(missing_ok=True)
-    partial.unlink(missing_ok=True)  # an earlier attempt's pieces: this one redoes them
-    finished, written, last = [], 0, -float("inf")
+    reused, skip = reusable_pieces(partial, config, parts["protocol"]) if cfg.get("resume") else (None, set())
+    if reused is None:
+        partial.unlink(missing_ok=True)  # an earlier attempt's pieces: this one redoes them
+    else:
+        log.info("%s: %d finished pieces (%d rows) of an earlier attempt kept from %s (resume=true)",
+                 cfg.experiment, len(skip), len(reused), partial)
+    finished, written, last = ([] if reused is None else [reused]), 0, -float("inf")
+    n_reused = len(skip)
 
     def table():
         return finalize(pd.concat(finished, ignore_index=True), cfg.experiment, cfg.dataset.name,
@@ -292,14 +278,16 @@ def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
         nonlocal written, last
         write_table(table(), partial)
         written, last = len(finished), time.monotonic()
-        kept.update(path=partial, pieces=written, rows=sum(map(len, finished)))
+        kept.update(path=partial, pieces=written - (reused is not None) + n_reused,
+                    rows=sum(map(len, finished)))
 
+    resume = {"skip": skip} if skip else {}
     try:
         for piece in parts["protocol"].iter_run(parts["dataset"], parts["learners"], parts["features"],
-                                                seed=cfg.seed):
+                                                seed=cfg.seed, **resume):
             finished.append(piece)
-            log.info("%s: piece %d finished (%s, %d rows)", cfg.experiment, len(finished),
-                     piece["algorithm"].iloc[0], len(piece))
+            log.info("%s: piece %d finished (%s, %d rows)", cfg.experiment,
+                     len(finished) - (reused is not None) + n_reused, piece["algorithm"].iloc[0], len(piece))
             if time.monotonic() - last >= CHECKPOINT_SECONDS:
                 checkpoint()
     except BaseException:

@@ -133,20 +133,32 @@ class TrainTestPartitions:
                 for value in values:  # each grid point, validated as the learner's own parameter
                     _check_grid_value(learner, key, value, f"protocol.grids.{name}")
 
-    def iter_run(self, dataset, learners: dict, features=None, seed: int = 0):
-        """Yield one tidy table per (learner, partition), partition by partition."""
+    @staticmethod
+    def finished_pieces(table) -> set:
+        """The pieces a (partial) table holds: ``(algorithm, split)``."""
+        return set(table[["algorithm", "split"]].drop_duplicates().itertuples(index=False, name=None))
+
+    def iter_run(self, dataset, learners: dict, features=None, seed: int = 0, skip=frozenset()):
+        """Yield one tidy table per (learner, partition), partition by partition, except the
+        pieces in ``skip`` (:meth:`finished_pieces` of an earlier attempt)."""
         if features is not None:
             raise ValueError("TrainTestPartitions takes the feature map inside each learner's pipeline")
         self.check_learners(learners)
         splits = self.chosen_splits(dataset.n_splits)
         with progress(len(splits) * len(learners), "partitions x learners") as bar:
             for split in splits:
+                if all((name, split) in skip for name in learners):
+                    bar.update(len(learners))
+                    continue
                 X_train, y_train, X_test, y_test = dataset.split(split)
                 check_ranks(y_train, dataset.n_ranks, f"training labels of partition {split}")
                 check_ranks(y_test, dataset.n_ranks, f"test labels of partition {split}")
                 folds = StratifiedKFold(self.cv_folds, shuffle=True, random_state=np.random.SeedSequence(
                     [seed, split]).generate_state(1)[0])
                 for name, learner in learners.items():
+                    if (name, split) in skip:
+                        bar.update()
+                        continue
                     bar.set_postfix_str(f"{name} on partition {split}", refresh=False)
                     rows = self.evaluate(learner, self.grids.get(name, {}), folds,
                                          X_train, y_train, X_test, y_test)
