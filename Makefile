@@ -9,7 +9,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
-export ORDRANK_DATA ?= $(abspath ../shared/data)
+# Data: $ORDRANK_DATA if set, else data/ (where `python -m ordrank.data fetch` puts it): one rule for
+# every entry point; make sets nothing (CI sets ORDRANK_DATA itself, in .ci/run).
 
 .PHONY: setup run reproduce reproduce-quick benchmark benchmark-quick test test-fast figures bench clean
 
