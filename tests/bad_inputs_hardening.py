@@ -204,3 +204,21 @@ CASES += [
          r"^only=\[\] names no algorithm: give one or more of \['PRank', 'WH'\], or leave only unset "
          r"\(null\) to run them all", app_run("only=[]")),
 ]
+CASES += [
+    Case("import-missing-path", "`python -m ordrank.data import orca <a missing path>`", ExitStatus,
+         r"^exit 1: error: orca: <tmp>/nowhere not found \(give a folder or an archive holding the set\)$",
+         python_m("ordrank.data", "import", "orca", "{tmp}/nowhere", "--data-dir", "{tmp}/data")),
+    Case("import-wrong-folder", "`python -m ordrank.data import uci-abalone <a folder without it>`",
+         ExitStatus,
+         r"^exit 1: error: uci-abalone: <tmp>/empty holds neither the installed layout \(e\.g\. "
+         r"uci-abalone/abalone\.data, every pinned file matching\) nor every upstream file",
+         lambda tmp: (tmp / "empty").mkdir() or python_m("ordrank.data", "import", "uci-abalone",
+                                                        "{tmp}/empty", "--data-dir", "{tmp}/data")(tmp)),
+    Case("import-not-an-archive", "`python -m ordrank.data import orca <a file of random bytes>`",
+         ExitStatus,
+         r"^exit 1: error: orca: <tmp>/copy\.tar\.xz is not a folder nor an archive that can be unpacked "
+         r"\(ReadError: file could not be opened successfully: - method gz: .*\)$",
+         lambda tmp: python_m("ordrank.data", "import", "orca", "{tmp}/copy.tar.xz", "--data-dir",
+                              "{tmp}/data")(tmp if (tmp / "copy.tar.xz").write_bytes(bytes(range(256)) * 8)
+                                            else None)),
+]
