@@ -85,6 +85,7 @@ def test_parallel_sweep_gives_the_rows_of_sequential_runs(tmp_path, capsys, laun
                                            tmp_path / "seq" / f"{seed}{name}")) for seed, name in POINTS])
     pd.testing.assert_frame_equal(sort(merged), sort(one_by_one), check_exact=True)
     assert len(merged) == 4 * 2 * 4  # jobs x sequences x recorded steps, each row once
+    assert not list(sweep.rglob("%j"))  # submitit's local executor left no literal `%j` folder
 
 
 def test_killed_sweep_resumes_only_the_rest(tmp_path, capsys):
