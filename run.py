@@ -138,6 +138,13 @@ def cli() -> int:
             raise
         print(f"error: {one_line(error)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as error:  # Ctrl-C (or SIGTERM, see ordrank.app): what was kept, no traceback
+        if debug():
+            raise
+        how = str(error) or "stopped by Ctrl-C"
+        notes = "; ".join(getattr(error, "__notes__", ())) or "kept: nothing (no run had started)"
+        print(f"{how}: {notes}", file=sys.stderr)
+        return 130
     finally:
         if previous is None:
             os.environ.pop("HYDRA_FULL_ERROR", None)

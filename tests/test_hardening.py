@@ -1,6 +1,7 @@
 """Issue 16 beside the bad-input table: what must keep working after the new checks."""
 from __future__ import annotations
 
+import re
 import warnings
 
 import pytest
@@ -118,3 +119,64 @@ def test_an_eachmovie_run_started_again_skips_finished_batches(tmp_path, monkeyp
     again = pd.read_parquet(run(make_cfg([*cfg, "resume=true"]), tmp_path / "run"))
     assert len(calls) == 2
     pd.testing.assert_frame_equal(again, fresh)
+
+
+@pytest.mark.slow  # two runs in subprocesses, about 11 s
+def test_ctrl_c_prints_one_line_saying_what_was_kept_and_the_restart_reuses_it(tmp_path):
+    """SIGINT mid-run: exit 130 and one line on stderr (what was kept, where, how to go on; no
+    traceback); the command it names finishes the run computing only the pieces left."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import pandas as pd
+
+    from conftest import REPO
+
+    folder = tmp_path / "run"
+    command = [sys.executable, "run.py", "+experiment=prank_synthetic", "protocol.n_sequences=40",
+               f"hydra.run.dir={folder}"]
+    env = {k: v for k, v in os.environ.items() if k != "ORDRANK_DEBUG"}
+    process = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    deadline = time.monotonic() + 120
+    while not (folder / "results.partial.parquet").exists():
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    assert len(stderr.strip().splitlines()) == 1 and "Traceback" not in stderr, stderr
+    assert re.match(rf"stopped by Ctrl-C: kept: \d+ rows of (\d) finished pieces in results\.partial\.parquet; "
+                    rf"see {folder}/ERROR; to reuse them: the same command with resume=true "
+                    rf"hydra\.run\.dir={folder}$", stderr.strip()), stderr
+    kept = int(re.search(r"of (\d) finished", stderr).group(1))
+    again = subprocess.run([*command, "resume=true"], cwd=REPO, env=env, capture_output=True, text=True,
+                           timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert f"{kept} finished pieces ({kept * 40 * 141} rows) of an earlier attempt kept" in \
+        (folder / "run.log").read_text()
+    assert pd.read_parquet(folder / "results.parquet")["algorithm"].nunique() == 5
+
+
+def test_log_lines_go_above_the_progress_bars_during_a_run(tmp_path, monkeypatch):
+    """While a run goes on, a console log handler writes through tqdm (tqdm.contrib.logging), so a
+    log line never lands in the middle of a bar on stderr; the handler is restored afterwards."""
+    import logging
+    import sys
+
+    import ordrank.app
+    from conftest import make_cfg
+    from tqdm.contrib.logging import _TqdmLoggingHandler
+
+    root, console = logging.getLogger(), logging.StreamHandler(sys.stderr)
+    seen = []
+    monkeypatch.setattr(ordrank.app, "_run", lambda cfg, out, kept: seen.extend(map(type, root.handlers)))
+    root.addHandler(console)
+    try:
+        ordrank.app.run(make_cfg(TINY), tmp_path)
+    finally:
+        root.removeHandler(console)
+    assert _TqdmLoggingHandler in seen and logging.StreamHandler not in seen

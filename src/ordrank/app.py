@@ -26,6 +26,7 @@ from hydra.utils import instantiate as hydra_instantiate
 from omegaconf import DictConfig, OmegaConf
 from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
+from tqdm.contrib.logging import logging_redirect_tqdm
 
 from ordrank.resume import reusable_pieces
 from ordrank.settings import check_unread_keys
@@ -224,14 +225,16 @@ def run(cfg: DictConfig, output_dir: str | Path) -> Path:
     output_dir = Path(output_dir)
     kept = {}  # what this attempt wrote to the partial table, for the ERROR file
     try:
-        with stop_signals_raise():
+        with stop_signals_raise(), logging_redirect_tqdm():  # log lines above the bars, not through them
             path = _run(cfg, output_dir, kept)
     except (Exception, KeyboardInterrupt) as error:
         note = f"kept: {kept['rows']} rows of {kept['pieces']} finished pieces in {kept['path'].name}" \
             if "path" in kept else "kept: nothing (no piece had finished)"
         write_error(output_dir, error, job_overrides(), note)
-        if kept.get("checked"):  # failed while computing: say what was kept, wherever it is shown
+        if kept.get("checked") or isinstance(error, KeyboardInterrupt):  # say what was kept, wherever shown
             error.add_note(f"{note}; see {output_dir / ERROR}")
+        if isinstance(error, KeyboardInterrupt) and "path" in kept and not _multirun():
+            error.add_note(f"to reuse them: the same command with resume=true hydra.run.dir={output_dir}")
         # a single run's caller reports the error (run.py prints one line); a sweep's jobs log it
         log.log(logging.ERROR if _multirun() else logging.DEBUG, "%s failed (%s: %s); %s; see %s",
                 cfg.get("experiment"), type(error).__name__, error, note, output_dir / ERROR)
