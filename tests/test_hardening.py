@@ -180,3 +180,39 @@ def test_log_lines_go_above_the_progress_bars_during_a_run(tmp_path, monkeypatch
     finally:
         root.removeHandler(console)
     assert _TqdmLoggingHandler in seen and logging.StreamHandler not in seen
+
+
+@pytest.mark.slow  # a sweep in a subprocess, about 10 s
+def test_ctrl_c_of_a_joblib_sweep_leaves_an_error_file_beside_each_interrupted_job(tmp_path):
+    """SIGINT to the launching process only (joblib's workers are then killed without unwinding):
+    each started job gets an ERROR file saying so, and the sweep's one line says what was kept."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import REPO
+    from ordrank.results import sweep_jobs
+
+    sweep = tmp_path / "sweep"
+    env = {**{k: v for k, v in os.environ.items() if k != "ORDRANK_DEBUG"}, "ORDRANK_PROGRESS": "0"}
+    process = subprocess.Popen(
+        [sys.executable, "run.py", "-m", "+experiment=prank_synthetic", "protocol.n_sequences=2",
+         "protocol.n_rounds=300000", "protocol.record_every=100000", "only=PRank", "seed=0,1",
+         "hydra/launcher=local", "hydra.launcher.n_jobs=2", f"hydra.sweep.dir={sweep}"],
+        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while len(list(sweep.rglob("run.log"))) < 2:
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.05)
+    time.sleep(1)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130
+    assert stderr.strip().splitlines()[-1] == (
+        f"stopped by Ctrl-C: kept: 0 finished jobs under {sweep}; 2 interrupted jobs have an ERROR file; "
+        "the same command with resume=true runs only the unfinished ones")
+    jobs = sweep_jobs(sweep)
+    assert [job.state for job in jobs] == ["failed", "failed"]
+    assert all(job.detail.startswith("KeyboardInterrupt: stopped by Ctrl-C") for job in jobs)

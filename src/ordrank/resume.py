@@ -42,3 +42,37 @@ def reusable_pieces(partial: Path, config: dict, protocol):
         return None, set()
     rows = rows.drop(columns=["experiment", "dataset", *sorted(columns)]).reset_index(drop=True)
     return rows, protocol.finished_pieces(rows)
+
+
+def mark_interrupted_jobs(sweep_dir: str | Path, reason: BaseException, name: str = "results.parquet") -> list[Path]:
+    """Write an ERROR file in every job folder of the sweep ``sweep_dir`` that started but has
+    neither a finished table nor an ERROR (its worker was ended with the sweep, e.g. by Ctrl-C of the
+    launching process: joblib's workers are killed without unwinding); return those folders."""
+    from ordrank.results import partial_path, sweep_jobs, write_error
+
+    marked = []
+    for job in sweep_jobs(sweep_dir, name):
+        if job.state != "missing" or job.folder is None:
+            continue
+        partial = partial_path(job.folder / name)
+        note = (f"kept: {len(read_table(partial))} rows of finished pieces in {partial.name}"
+                if partial.is_file() else "kept: nothing (no piece had finished)")
+        write_error(job.folder, reason, job.overrides, f"{note}; the sweep was stopped while this job ran")
+        marked.append(job.folder)
+    return marked
+
+
+try:
+    from hydra.experimental.callback import Callback
+except ImportError:  # pragma: no cover - Hydra is a dependency
+    Callback = object
+
+
+class RememberSweep(Callback):
+    """A Hydra callback (conf/config.yaml, ``hydra.callbacks``): remembers, in the launching process,
+    the folder of the sweep that runs, so that a Ctrl-C there can mark the jobs it interrupted."""
+
+    folder: Path | None = None
+
+    def on_multirun_start(self, config, **kwargs) -> None:
+        RememberSweep.folder = Path(config.hydra.sweep.dir)
