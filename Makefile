@@ -15,6 +15,7 @@ STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 .PHONY: setup run reproduce reproduce-quick benchmark benchmark-quick test test-fast figures bench clean
 
 $(STAMP): pyproject.toml
+	@echo "make: setting up $(VENV) (pip install -e '.[dev]': about 2-3 minutes the first time, quiet)"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'

@@ -216,3 +216,13 @@ def test_ctrl_c_of_a_joblib_sweep_leaves_an_error_file_beside_each_interrupted_j
     jobs = sweep_jobs(sweep)
     assert [job.state for job in jobs] == ["failed", "failed"]
     assert all(job.detail.startswith("KeyboardInterrupt: stopped by Ctrl-C") for job in jobs)
+
+
+def test_the_notebooks_extra_brings_jupyterlab_and_the_readme_says_how_to_open_them():
+    import tomllib
+
+    from conftest import REPO
+
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert any(req.startswith("jupyterlab") for req in extras["notebooks"])
+    assert "pip install -e '.[notebooks]'" in (REPO / "README.md").read_text()
