@@ -3,7 +3,7 @@
 #   make test   set up .venv and run the whole test suite (slow reproduction checks included)
 # Every paper experiment, its tables, figures and the README's tables:
 #   make reproduce         (needs MovieLens-100K and the ORCA archives under $ORDRANK_DATA; 35 min on 2 cores)
-#   make reproduce-quick   (the same code paths at small sizes, into build/quick/; under a minute)
+#   make reproduce-quick   (the same code paths at small sizes, into build/quick/; 25-70 s)
 # Other commands run inside the venv: `source .venv/bin/activate` after `make setup`.
 PYTHON ?= python3
 VENV   ?= .venv
@@ -37,7 +37,7 @@ reproduce-quick: $(STAMP)   ## the same at small sizes, into build/quick/ (never
 
 # The batch benchmark: one joblib job per (data set, partition); a killed sweep started again runs only
 # the jobs without a finished table. Then the tables are merged and the report and figure redrawn.
-benchmark: $(STAMP)   ## svor_benchmark, 10 bins (about an hour on 2 cores)
+benchmark: $(STAMP)   ## svor_benchmark, 10 bins (33 min on 2 cores, README: Results)
 	$(BIN)/python run.py -m +experiment=svor_benchmark hydra/launcher=joblib
 	$(BIN)/python -m ordrank.results collect multirun/svor_benchmark/bins10 -o results/svor_benchmark/benchmark.parquet
 	$(BIN)/python experiments/report_svor_benchmark.py
