@@ -272,6 +272,8 @@ def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
                  cfg.experiment, len(skip), len(reused), partial)
     finished, written, last = ([] if reused is None else [reused]), 0, -float("inf")
     n_reused = len(skip)
+    if reused is not None:  # on disk already: what a failure before the next checkpoint still keeps
+        kept.update(path=partial, pieces=n_reused, rows=len(reused))
 
     def table():
         return finalize(pd.concat(finished, ignore_index=True), cfg.experiment, cfg.dataset.name,
