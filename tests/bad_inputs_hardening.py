@@ -211,7 +211,7 @@ CASES += [
     Case("import-wrong-folder", "`python -m ordrank.data import uci-abalone <a folder without it>`",
          ExitStatus,
          r"^exit 1: error: uci-abalone: <tmp>/empty holds neither the installed layout \(e\.g\. "
-         r"uci-abalone/abalone\.data, every pinned file matching\) nor every upstream file",
+         r"uci-abalone/abalone\.data, every checked file present\) nor every upstream file",
          lambda tmp: (tmp / "empty").mkdir() or python_m("ordrank.data", "import", "uci-abalone",
                                                         "{tmp}/empty", "--data-dir", "{tmp}/data")(tmp)),
     Case("import-not-an-archive", "`python -m ordrank.data import orca <a file of random bytes>`",

@@ -2,7 +2,6 @@
 against the same pinned checksums as a download, atomically."""
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -86,3 +85,16 @@ def test_the_docs_name_what_a_mirror_serves():
             paths = mirror_paths(name)
             assert f"`{name}`: {len(paths)} file" in text, name
             assert f"`URL/{paths[0]}`" in text, name
+
+
+def test_a_download_with_another_hash_is_refused(fake_movielens, tmp_path):
+    """The upstream layout's files are checked against their pinned download hash, as fetch does."""
+    (tmp_path / "other").mkdir()
+    archive, _ = fake_movielens_zip()
+    with zipfile.ZipFile(tmp_path / "other" / "ml-100k.zip", "w") as zipped:  # same files, another zip
+        with zipfile.ZipFile(tmp_path / "copy" / "ml-100k.zip") as original:
+            for info in original.infolist():
+                zipped.writestr(info.filename, original.read(info), compress_type=zipfile.ZIP_DEFLATED)
+    with pytest.raises(FetchError, match=r"ml-100k\.zip in \S+/other does not match its pinned sha256"):
+        install_local("movielens-100k", tmp_path / "other", tmp_path / "data")
+    assert entries(tmp_path / "data") == []

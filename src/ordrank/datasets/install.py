@@ -16,6 +16,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+import pooch
+
 from ordrank.datasets.fetch import (DataSet, FetchError, _label, _move_into_place, _problems, get,
                                     writable_data_dir)
 from ordrank.datasets.ratings import resolve_data_dir
@@ -39,6 +41,7 @@ def install_local(name: str, source: str | os.PathLike, data_dir: str | os.PathL
     moved into place, as for ``fetch``; a FetchError says what is missing or differs.
     """
     ds, root, source = get(name), resolve_data_dir(data_dir), Path(source)
+    origin = source  # named in the messages (``source`` may become a temporary unpacked folder)
     if not ds.checks:
         raise FetchError(f"{name}: nothing to check, nothing to install")
     if not source.exists():
@@ -66,12 +69,12 @@ def install_local(name: str, source: str | os.PathLike, data_dir: str | os.PathL
                 _copy_files(candidate, new)
                 break
         else:
-            _install_download_layout(ds, candidates, tmp, new, source)
+            _install_download_layout(ds, candidates, tmp, new, origin)
         failed = _problems(ds, new)
         if failed:
             check, actual = failed[0]
             got = "files missing" if actual is None else f"got {actual}"
-            raise FetchError(f"{name}: {_label(check)} made from {source} does not match its pinned "
+            raise FetchError(f"{name}: {_label(check)} made from {origin} does not match its pinned "
                              f"sha256: expected {check.sha256}, {got}")
         _move_into_place(new, root / ds.folder)
     return root / ds.folder
@@ -87,14 +90,21 @@ def _copy_files(folder: Path, new: Path) -> None:
     new.mkdir(exist_ok=True)
 
 
-def _install_download_layout(ds: DataSet, candidates: list[Path], tmp: Path, new: Path, source: Path) -> None:
-    """Install from the first candidate folder holding every download of ``ds`` (upstream layout)."""
+def _install_download_layout(ds: DataSet, candidates: list[Path], tmp: Path, new: Path, origin: Path) -> None:
+    """Install from the first candidate folder holding every download of ``ds`` (upstream layout),
+    each download checked against its pinned hash first (as pooch does for ``fetch``)."""
     for candidate in candidates:
         if ds.install is not None and all((candidate / d.path).is_file() for d in ds.downloads):
             downloaded = tmp / "download"
             for d in ds.downloads:
                 (downloaded / d.path).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(candidate / d.path, downloaded / d.path)  # not its permissions
+                if d.known_hash:
+                    algorithm, _, expected = d.known_hash.rpartition(":")
+                    actual = pooch.file_hash(str(downloaded / d.path), alg=algorithm or "sha256")
+                    if actual != expected:
+                        raise FetchError(f"{ds.name}: {d.path} in {origin} does not match its pinned "
+                                         f"{algorithm or 'sha256'}: expected {expected}, got {actual}")
             try:
                 ds.install(downloaded, new)
             except (OSError, zipfile.BadZipFile, tarfile.TarError, FetchError) as error:
@@ -102,7 +112,7 @@ def _install_download_layout(ds: DataSet, candidates: list[Path], tmp: Path, new
             return
     installed = ds.checks[0].files[0]
     upstream = ds.downloads[0].path if ds.downloads else "(no download)"
-    where = ", ".join(str(c) for c in candidates) or str(source)
+    where = origin if not candidates or candidates[0] == origin else f"{origin} (unpacked)"
     raise FetchError(f"{ds.name}: {where} holds neither the installed layout (e.g. {ds.folder}/{installed}, "
-                     f"every pinned file matching) nor every upstream file (e.g. {upstream}; "
+                     f"every checked file present) nor every upstream file (e.g. {upstream}; "
                      f"{len(ds.downloads)} files)")
