@@ -3,17 +3,19 @@
 #   make test   set up .venv and run the whole test suite (slow reproduction checks included)
 # Every paper experiment, its tables, figures and the README's tables:
 #   make reproduce         (needs MovieLens-100K and the ORCA archives under $ORDRANK_DATA; 35 min on 2 cores)
-#   make reproduce-quick   (the same code paths at small sizes, into build/quick/; under a minute)
+#   make reproduce-quick   (the same code paths at small sizes, into build/quick/; 25-70 s)
 # Other commands run inside the venv: `source .venv/bin/activate` after `make setup`.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
-export ORDRANK_DATA ?= $(abspath ../shared/data)
+# Data: $ORDRANK_DATA if set, else data/ (where `python -m ordrank.data fetch` puts it): one rule for
+# every entry point; make sets nothing (CI sets ORDRANK_DATA itself, in .ci/run).
 
 .PHONY: setup run reproduce reproduce-quick benchmark benchmark-quick test test-fast figures bench clean
 
 $(STAMP): pyproject.toml
+	@echo "make: setting up $(VENV) (pip install -e '.[dev]': about 2-3 minutes the first time, quiet)"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
@@ -35,7 +37,7 @@ reproduce-quick: $(STAMP)   ## the same at small sizes, into build/quick/ (never
 
 # The batch benchmark: one joblib job per (data set, partition); a killed sweep started again runs only
 # the jobs without a finished table. Then the tables are merged and the report and figure redrawn.
-benchmark: $(STAMP)   ## svor_benchmark, 10 bins (about an hour on 2 cores)
+benchmark: $(STAMP)   ## svor_benchmark, 10 bins (33 min on 2 cores, README: Results)
 	$(BIN)/python run.py -m +experiment=svor_benchmark hydra/launcher=joblib
 	$(BIN)/python -m ordrank.results collect multirun/svor_benchmark/bins10 -o results/svor_benchmark/benchmark.parquet
 	$(BIN)/python experiments/report_svor_benchmark.py

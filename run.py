@@ -20,6 +20,7 @@ from omegaconf.errors import OmegaConfBaseException
 
 from ordrank.algorithms import FitFailed
 from ordrank.app import run
+from ordrank.resume import RememberSweep
 
 CONF = Path(__file__).resolve().parent / "conf"
 # the project's own errors (bad settings, data files, learners that cannot be fitted) and Hydra's
@@ -122,6 +123,19 @@ def _message(error: BaseException) -> str:
     return " ".join(text.split()) or type(error).__name__
 
 
+def stopped_sweep(folder: Path, reason: KeyboardInterrupt) -> str:
+    """After a sweep was stopped: an ERROR file in each job it interrupted; what was kept, in words."""
+    from ordrank.resume import mark_interrupted_jobs
+    from ordrank.results import sweep_jobs
+
+    if not folder.is_dir():
+        return "kept: nothing (no job had started)"
+    marked = mark_interrupted_jobs(folder, reason)
+    finished = sum(job.state == "finished" for job in sweep_jobs(folder))
+    return (f"kept: {finished} finished jobs under {folder}; {len(marked)} interrupted jobs have an ERROR "
+            "file; the same command with resume=true runs only the unfinished ones")
+
+
 def cli() -> int:
     """Run :func:`main`; a bad input becomes ``error: <one line>`` on stderr and status 2."""
     previous = os.environ.get("HYDRA_FULL_ERROR")
@@ -138,6 +152,15 @@ def cli() -> int:
             raise
         print(f"error: {one_line(error)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as error:  # Ctrl-C (or SIGTERM, see ordrank.app): what was kept, no traceback
+        if debug():
+            raise
+        how = str(error) or "stopped by Ctrl-C"
+        notes = "; ".join(getattr(error, "__notes__", ())) or "kept: nothing (no run had started)"
+        if RememberSweep.folder is not None:  # a sweep was launched from this process
+            notes = stopped_sweep(RememberSweep.folder, KeyboardInterrupt(how))
+        print(f"{how}: {notes}", file=sys.stderr)
+        return 130
     finally:
         if previous is None:
             os.environ.pop("HYDRA_FULL_ERROR", None)

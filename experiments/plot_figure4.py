@@ -7,6 +7,7 @@ Reads only results tables; never trains anything.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -35,7 +36,12 @@ def main(argv=None):
     parser.add_argument("--results", default="results", type=Path)
     parser.add_argument("--figures", default="figures", type=Path)
     args = parser.parse_args(argv)
+    if not args.results.is_dir():
+        print(f"error: --results {args.results} is not a folder (the results tables are read from it; "
+              "run the experiments first, see README)", file=sys.stderr)
+        return 2
     args.figures.mkdir(parents=True, exist_ok=True)
+    drawn = 0
     for name, panels in FIGURES.items():
         paths = [(title, args.results / table, unit) for title, table, unit in panels]
         missing = [str(p) for _, p, _ in paths if not p.is_file()]
@@ -46,7 +52,13 @@ def main(argv=None):
         fig.savefig(args.figures / name, dpi=120, metadata={"Software": None})
         plt.close(fig)
         print(f"wrote {args.figures / name}")
+        drawn += 1
+    if not drawn:
+        print(f"error: no figure drawn: {args.results} holds none of the tables listed above",
+              file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tqdm import tqdm
+from tqdm.contrib.logging import logging_redirect_tqdm
 
 from ordrank.datasets.fetch import require
 
@@ -317,7 +318,7 @@ def main(argv=None) -> int:
     # 2. the experiments
     out.mkdir(parents=True, exist_ok=True)
     with tqdm(entries, desc="experiments", unit="exp", position=0, dynamic_ncols=True,
-              disable=not entries) as bar:
+              disable=not entries) as bar, logging_redirect_tqdm():  # log lines above the bars
         for entry in bar:
             bar.set_postfix_str(entry.name)
             path = (run_sweep(entry, args.quick, data_dir, out) if entry.sweep

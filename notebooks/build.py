@@ -11,6 +11,7 @@ under $ORDRANK_DATA.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 from pathlib import Path
 
@@ -589,17 +590,25 @@ generator, whose centres and scale it does not give, must differ from this one."
 NOTEBOOKS = {"prank": PRANK, "svor_benchmark": SVOR, "predtron": PREDTRON}
 
 
+def cell_id(index: int, kind: str, source: str) -> str:
+    """A cell's id from its place and content (nbformat draws random ones): a rebuild of unchanged
+    cells gives the same file, so `git status` stays clean."""
+    return hashlib.sha256(f"{index}\n{kind}\n{source}".encode()).hexdigest()[:12]
+
+
 def build(cells) -> nbformat.NotebookNode:
     make = {"md": new_markdown_cell, "code": new_code_cell}
-    nb = new_notebook(cells=[make[kind](source) for kind, source in cells])
+    nb = new_notebook(cells=[make[kind](source, id=cell_id(i, kind, source))
+                             for i, (kind, source) in enumerate(cells)])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
     return nb
 
 
 def execute(nb, cwd=HERE, timeout=TIMEOUT) -> nbformat.NotebookNode:
-    """Run every cell in a fresh kernel with ``cwd`` as working directory; raise on the first error."""
-    NotebookClient(nb, timeout=timeout, kernel_name="python3",
+    """Run every cell in a fresh kernel with ``cwd`` as working directory; raise on the first error.
+    No execution timestamps are recorded (``record_timing=False``), so outputs alone can differ."""
+    NotebookClient(nb, timeout=timeout, kernel_name="python3", record_timing=False,
                    resources={"metadata": {"path": str(cwd)}}).execute()
     return nb
 

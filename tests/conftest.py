@@ -52,13 +52,14 @@ def missing_data(path: Path) -> list[str]:
 
 @pytest.fixture(scope="session")
 def shared_data_dir() -> Path:
-    """The real data directory: $ORDRANK_DATA, else ../shared/data beside the repository.
+    """The real data directory, by the rule of every entry point: $ORDRANK_DATA, else data/ in the
+    repository (CI sets ORDRANK_DATA in .ci/run).
 
     Missing data (the directory, or any data set the tests read) skips the test on a workstation but
     fails it under CI (CI=true), where the data is promised: a test needing data never passes
     silently without it.
     """
-    path = Path(os.environ.get("ORDRANK_DATA", REPO.parent / "shared" / "data"))
+    path = Path(os.environ.get("ORDRANK_DATA") or REPO / "data")
     if not path.is_dir():
         problem = f"real data directory {path} not found (set ORDRANK_DATA)"
     else:

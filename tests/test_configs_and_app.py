@@ -20,7 +20,7 @@ def options(group):
     return sorted(p.stem for p in (CONF / group).glob("*.yaml"))
 
 
-NOT_SHIPPED = {"eachmovie", "movielens_1m", "movielens_10m"}  # data sets ../shared/data lacks
+NOT_SHIPPED = {"eachmovie", "movielens_1m", "movielens_10m"}  # data sets the test data directory lacks
 SMALL_GENERATOR = ["dataset.n_users=300", "dataset.n_items=80"]
 
 

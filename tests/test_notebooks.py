@@ -56,3 +56,15 @@ def test_notebook_runs(name, request, monkeypatch):
                    resources={"metadata": {"path": str(FOLDER)}}).execute()  # raises on a failing cell
     code = [c for c in notebook.cells if c.cell_type == "code"]
     assert all(c.execution_count for c in code)
+
+
+def test_a_rebuild_writes_the_same_cells_with_the_same_ids():
+    """Cell ids come from the cells (not nbformat's random ones) and no execution time is recorded:
+    `python notebooks/build.py` leaves `git status` clean when nothing changed."""
+    for name, cells in BUILD.NOTEBOOKS.items():
+        first, second = BUILD.build(cells), BUILD.build(cells)
+        assert [c.id for c in first.cells] == [c.id for c in second.cells], name
+        committed = nbformat.read(FOLDER / f"{name}.ipynb", as_version=4)
+        assert [c.id for c in committed.cells] == [c.id for c in first.cells], \
+            f"{name}.ipynb was built with other cell ids: run notebooks/build.py"
+        assert not any("execution" in c.metadata for c in committed.cells), f"{name}: timestamps"

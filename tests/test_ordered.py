@@ -130,3 +130,18 @@ def expected_failures(estimator):
                          expected_failed_checks=expected_failures)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("distr", ["logit", "probit"])
+@pytest.mark.parametrize("scale", [1e200, 1e20, 1e-200])
+def test_the_fit_does_not_depend_on_the_inputs_scale(distr, scale):
+    """X * 1e200 gave zero coefficients and rank 1 for everything (the column norms overflowed and
+    every column was dropped); columns are now fitted rescaled by a power of two."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = np.digitize(X @ [1.0, 2.0, -1.0] + 0.5 * rng.normal(size=200), [-1, 0, 1]) + 1
+    plain = OrderedRegression(distr).fit(X, y)
+    scaled = OrderedRegression(distr).fit(X * scale, y)
+    np.testing.assert_allclose(scaled.coef_ * scale, plain.coef_, rtol=1e-3)
+    np.testing.assert_allclose(scaled.thresholds_, plain.thresholds_, rtol=1e-3, atol=1e-3)
+    np.testing.assert_array_equal(scaled.predict(X * scale), plain.predict(X))

@@ -198,7 +198,10 @@ def test_online_figure_shares_one_y_scale_and_draws_one_standard_error():
     curve = summarize(small[small.algorithm == "MCP"])
     top = curve["mean"] + curve["sem"]
     assert np.isclose(band[:, 1].max(), top.max())  # ± 1 s.e., not 2
-    assert all(ax.get_legend().get_title().get_text() == "mean ± 1 s.e." for ax in (left, right))
+    legend, = fig.legends  # one for the figure, below the panels: it covers no curve
+    assert legend.get_title().get_text() == "mean ± 1 s.e." and not left.get_legend()
+    renderer = fig.canvas.get_renderer()
+    assert legend.get_window_extent(renderer).y1 < min(ax.get_tightbbox(renderer).y0 for ax in (left, right))
     plt.close(fig)
 
 

@@ -12,8 +12,9 @@ from ordrank.reports import generated_blocks, replace_block
 REPO = Path(__file__).resolve().parents[1]
 
 
-def load_driver():
-    path = REPO / "experiments" / "reproduce.py"
+def load_driver(repo=REPO):
+    """experiments/reproduce.py of ``repo`` (a fresh clone's, in test_fresh_clone.py) as a module."""
+    path = repo / "experiments" / "reproduce.py"
     spec = importlib.util.spec_from_file_location("reproduce", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up there

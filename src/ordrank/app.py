@@ -13,6 +13,7 @@ import json
 import logging
 import os
 import signal
+import tempfile
 import threading
 import time
 from contextlib import contextmanager
@@ -25,7 +26,10 @@ from hydra.utils import instantiate as hydra_instantiate
 from omegaconf import DictConfig, OmegaConf
 from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
+from tqdm.contrib.logging import logging_redirect_tqdm
 
+from ordrank.resume import reusable_pieces
+from ordrank.settings import check_unread_keys
 from ordrank.results import ERROR, FINISHED, finalize, partial_path, publish, write_error, write_table
 
 log = logging.getLogger(__name__)
@@ -69,6 +73,9 @@ def chosen_algorithms(cfg: DictConfig) -> dict:
     if only is None:
         return dict(algorithms.items())
     names = [only] if isinstance(only, str) else list(only)
+    if not names:
+        raise ValueError(f"only=[] names no algorithm: give one or more of {list(algorithms)}, or leave "
+                         "only unset (null) to run them all")
     unknown = [name for name in names if name not in algorithms]
     if unknown:
         raise ValueError(f"only={unknown} names no configured algorithm; choose from {list(algorithms)}")
@@ -84,8 +91,10 @@ def check_settings(cfg: DictConfig) -> None:
 
     Each error is one ValueError naming the key, the value and what is allowed. With
     ``publish=true``, ``results_dir`` must be a directory this process can create or write in
-    (checked with ``os.access`` on it or its nearest existing parent, so nothing is created here).
+    (checked by writing and removing a probe file in it or its nearest existing parent: ``os.access``
+    says yes to root even where nothing can be written, e.g. under /proc).
     """
+    check_unread_keys(cfg)
     seed = cfg.get("seed")
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= SEED_MAX:
         raise ValueError(f"seed must be an integer in 0..{SEED_MAX} (numpy's seed range), got {seed!r}")
@@ -110,9 +119,15 @@ def check_writable_dir(key: str, value) -> None:
     existing = next(p for p in (path, *path.parents) if p.exists())
     if not existing.is_dir():
         raise ValueError(f"{key}={value} cannot be used: {existing} is a file, not a folder")
+    where = "is not writable" if existing == path else f"cannot be created ({existing} is not writable)"
     if not os.access(existing, os.W_OK | os.X_OK):
-        where = "is not writable" if existing == path else f"cannot be created ({existing} is not writable)"
         raise ValueError(f"{key}={value} {where}")
+    try:  # what os.access cannot tell (root, read-only file systems): write a probe file
+        with tempfile.TemporaryFile(dir=existing, prefix=".probe-"):
+            pass
+    except OSError as error:
+        raise ValueError(f"{key}={value} {where}: a probe file could not be written there "
+                         f"({error.strerror or error})") from None
 
 
 def _prefixed(error: Exception, key: str) -> Exception:
@@ -146,6 +161,8 @@ def build(cfg: DictConfig) -> dict:
         protocol_spec["grids"] = {name: grid for name, grid in protocol_spec["grids"].items()
                                   if name in learners or name not in cfg.algorithms}
     protocol = instantiate(protocol_spec, _convert_="all")
+    if hasattr(protocol, "check_learners"):  # grids: every value validated before any work
+        protocol.check_learners(learners)
     features = instantiate(cfg.features) if cfg.get("features") else None
     if features is not None and getattr(protocol, "splits_data", False):
         learners = {name: make_pipeline(clone(features), learner) for name, learner in learners.items()}
@@ -209,14 +226,16 @@ def run(cfg: DictConfig, output_dir: str | Path) -> Path:
     output_dir = Path(output_dir)
     kept = {}  # what this attempt wrote to the partial table, for the ERROR file
     try:
-        with stop_signals_raise():
+        with stop_signals_raise(), logging_redirect_tqdm():  # log lines above the bars, not through them
             path = _run(cfg, output_dir, kept)
     except (Exception, KeyboardInterrupt) as error:
         note = f"kept: {kept['rows']} rows of {kept['pieces']} finished pieces in {kept['path'].name}" \
             if "path" in kept else "kept: nothing (no piece had finished)"
         write_error(output_dir, error, job_overrides(), note)
-        if kept.get("checked"):  # failed while computing: say what was kept, wherever it is shown
+        if kept.get("checked") or isinstance(error, KeyboardInterrupt):  # say what was kept, wherever shown
             error.add_note(f"{note}; see {output_dir / ERROR}")
+        if isinstance(error, KeyboardInterrupt) and "path" in kept and not _multirun():
+            error.add_note(f"to reuse them: the same command with resume=true hydra.run.dir={output_dir}")
         # a single run's caller reports the error (run.py prints one line); a sweep's jobs log it
         log.log(logging.ERROR if _multirun() else logging.DEBUG, "%s failed (%s: %s); %s; see %s",
                 cfg.get("experiment"), type(error).__name__, error, note, output_dir / ERROR)
@@ -246,8 +265,16 @@ def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
         log.info("%s: finished table %s kept (resume=true)", cfg.experiment, path)
         return path
     marker.unlink(missing_ok=True)
-    partial.unlink(missing_ok=True)  # an earlier attempt's pieces: this one redoes them
-    finished, written, last = [], 0, -float("inf")
+    reused, skip = reusable_pieces(partial, config, parts["protocol"]) if cfg.get("resume") else (None, set())
+    if reused is None:
+        partial.unlink(missing_ok=True)  # an earlier attempt's pieces: this one redoes them
+    else:
+        log.info("%s: %d finished pieces (%d rows) of an earlier attempt kept from %s (resume=true)",
+                 cfg.experiment, len(skip), len(reused), partial)
+    finished, written, last = ([] if reused is None else [reused]), 0, -float("inf")
+    n_reused = len(skip)
+    if reused is not None:  # on disk already: what a failure before the next checkpoint still keeps
+        kept.update(path=partial, pieces=n_reused, rows=len(reused))
 
     def table():
         return finalize(pd.concat(finished, ignore_index=True), cfg.experiment, cfg.dataset.name,
@@ -257,14 +284,16 @@ def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
         nonlocal written, last
         write_table(table(), partial)
         written, last = len(finished), time.monotonic()
-        kept.update(path=partial, pieces=written, rows=sum(map(len, finished)))
+        kept.update(path=partial, pieces=written - (reused is not None) + n_reused,
+                    rows=sum(map(len, finished)))
 
+    resume = {"skip": skip} if skip else {}
     try:
         for piece in parts["protocol"].iter_run(parts["dataset"], parts["learners"], parts["features"],
-                                                seed=cfg.seed):
+                                                seed=cfg.seed, **resume):
             finished.append(piece)
-            log.info("%s: piece %d finished (%s, %d rows)", cfg.experiment, len(finished),
-                     piece["algorithm"].iloc[0], len(piece))
+            log.info("%s: piece %d finished (%s, %d rows)", cfg.experiment,
+                     len(finished) - (reused is not None) + n_reused, piece["algorithm"].iloc[0], len(piece))
             if time.monotonic() - last >= CHECKPOINT_SECONDS:
                 checkpoint()
     except BaseException:

@@ -1,8 +1,11 @@
-"""Get the real data sets: ``python -m ordrank.data list | fetch NAME... | fetch all | check NAME...``.
+"""Get the real data sets: ``python -m ordrank.data list | fetch NAME... | fetch all | check NAME... |
+import NAME PATH``.
 
 ``list`` shows each known set, whether it is complete under the data directory (every pinned
 checksum matches), its size and where it comes from; ``fetch`` downloads, verifies and unpacks
-(see :mod:`ordrank.datasets.fetch`); ``check`` exits 1 naming how to get each missing set.
+(see :mod:`ordrank.datasets.fetch`); ``check`` exits 1 naming how to get each missing set;
+``import`` installs a set from a local folder or archive (offline), verified the same way;
+``mirror-paths`` prints every file a mirror must serve for the named sets.
 The data directory is ``--data-dir``, else ``$ORDRANK_DATA``, else ``data/``.
 """
 from __future__ import annotations
@@ -11,6 +14,7 @@ import argparse
 import sys
 
 from ordrank.datasets import fetch as registry
+from ordrank.datasets.install import install_local, mirror_paths
 from ordrank.datasets.ratings import resolve_data_dir
 
 
@@ -49,13 +53,31 @@ def main(argv=None) -> int:
     get.add_argument("--force", action="store_true", help="download even when the set is complete")
     check = commands.add_parser("check", help="exit 1 unless every named set is complete")
     check.add_argument("names", nargs="+", metavar="NAME")
-    for sub in (show, get, check):  # also accept --data-dir after the command
+    local = commands.add_parser("import", help="install a set from a local folder or archive (verified)")
+    local.add_argument("name", metavar="NAME")
+    local.add_argument("path", metavar="PATH", help="a folder or an archive (zip, tar.*) holding the set")
+    paths = commands.add_parser("mirror-paths", help="every file a mirror must serve for the sets, one per line")
+    paths.add_argument("names", nargs="+", metavar="NAME")
+    for sub in (show, get, check, local, paths):  # also accept --data-dir after the command
         sub.add_argument("--data-dir", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     try:
         if args.command == "list":
             print(list_sets(args.data_dir))
+            return 0
+        if args.command == "import":
+            registry.get(args.name)
+            try:
+                path = install_local(args.name, args.path, args.data_dir)
+            except registry.FetchError as error:
+                print(f"error: {error}", file=sys.stderr)
+                return 1
+            print(f"{args.name}: complete at {path} (from {args.path})")
+            return 0
+        if args.command == "mirror-paths":
+            for name in args.names:
+                print("\n".join(mirror_paths(name)))
             return 0
         names = list(registry.DATASETS) if args.command == "fetch" and args.names == ["all"] else args.names
         for name in names:

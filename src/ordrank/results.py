@@ -189,17 +189,44 @@ def collect(paths) -> pd.DataFrame:
     copied, or ``only=[A,B]`` and ``only=A`` of one sweep point); rows that differ only in their
     ``config.*`` columns are different sweep points and are kept.
     """
+    paths = [Path(p) for p in paths]
     tables = [read_table(p) for p in paths]
     if not tables:
         raise ValueError("no results tables to collect")
+    for path, part in zip(paths, tables):
+        lacking = [c for c in [*CORE, "metric", "value"] if c not in part.columns]
+        if lacking:  # merged, its rows would get NaN metrics
+            raise ValueError(f"{path} is not a results table: it lacks the column(s) {lacking} "
+                             f"(has {list(part.columns)[:8]}); leave it out of the folder collected")
     table = concat_tables(tables)
     keys = duplicate_key_columns(table)
     twice = table.duplicated(keys, keep=False)
     if twice.any():
-        shown = table.loc[twice, key_columns(table)].drop_duplicates().head(5).to_string(index=False)
-        raise ValueError(f"{int(twice.sum())} rows occur more than once (same key columns and config) "
-                         f"among {len(tables)} tables; first ones:\n{shown}")
+        raise ValueError(_duplicates_message(table, twice, paths, tables))
     return table
+
+
+def _job_overrides(path: Path) -> str:
+    """The Hydra overrides of the job whose folder holds the table ``path`` (as typed), if known."""
+    import yaml
+
+    overrides = path.parent / ".hydra" / "overrides.yaml"
+    if not overrides.is_file():
+        return "not a Hydra job"
+    return " ".join(map(str, yaml.safe_load(overrides.read_text()) or [])) or "no overrides"
+
+
+def _duplicates_message(table, twice, paths, tables) -> str:
+    """Which tables share rows (with their jobs' overrides), the first rows, and the ways out."""
+    source = np.repeat(np.arange(len(tables)), [len(t) for t in tables])
+    colliding = sorted({int(i) for i in source[twice.to_numpy()]})
+    named = "; ".join(f"{paths[i]} ({_job_overrides(paths[i])})" for i in colliding[:6])
+    more = f"; and {len(colliding) - 6} more" if len(colliding) > 6 else ""
+    shown = table.loc[twice, key_columns(table)].drop_duplicates().head(5).to_string(index=False)
+    return (f"{int(twice.sum())} rows occur more than once (same key columns and config) among "
+            f"{len(tables)} tables: they come from {named}{more}. Keep one run of each: move the "
+            "older job folder out of the folder collected (or delete it), or run a new sweep into its "
+            f"own folder (hydra.sweep.dir=multirun/<new name>) and collect that; first ones:\n{shown}")
 
 
 @dataclass
@@ -299,6 +326,10 @@ def main(argv=None) -> int:
     collect_cmd.add_argument("-o", "--out", type=Path, required=True)
     collect_cmd.add_argument("--name", default="results.parquet", help="table file name to look for")
     args = parser.parse_args(argv)
+    if args.out.is_dir() or args.out.suffix not in (".parquet", ".csv"):
+        print(f"error: -o {args.out} must be a table file ending in .parquet or .csv"
+              + (" (it is a folder)" if args.out.is_dir() else ""), file=sys.stderr)
+        return 2
     if not args.folder.is_dir():
         print(f"error: {args.folder} is not a folder", file=sys.stderr)
         return 2

@@ -444,7 +444,7 @@ def fetch(name: str, data_dir: str | os.PathLike | None = None, base_url: str | 
     if found.complete and not force:
         return found.path
     base_url = base_url or os.environ.get("ORDRANK_DATA_URL") or None
-    root.mkdir(parents=True, exist_ok=True)
+    writable_data_dir(root)
     with tempfile.TemporaryDirectory(dir=root, prefix=f".fetch-{ds.folder}-", ignore_cleanup_errors=True) as tmp:
         downloaded, new = Path(tmp) / "download", Path(tmp) / "new"
         _download(ds, downloaded, base_url)
@@ -462,6 +462,24 @@ def fetch(name: str, data_dir: str | os.PathLike | None = None, base_url: str | 
                              + (f" ({len(failed) - 1} more checks failed)" if len(failed) > 1 else ""))
         _move_into_place(new, target)
     return target
+
+
+def writable_data_dir(root: Path) -> None:
+    """Create the data directory ``root`` if needed and check, by writing a probe file, that files
+    can be put in it; a FetchError naming it otherwise (a file, a read-only folder or file system)."""
+    root = Path(root).absolute()
+    existing = next(p for p in (root, *root.parents) if p.exists())
+    if not existing.is_dir():
+        raise FetchError(f"data directory {root} cannot be used: {existing} is a file, not a folder; "
+                         "choose another with --data-dir or ORDRANK_DATA")
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=root, prefix=".probe-"):
+            pass
+    except OSError as error:
+        raise FetchError(f"data directory {root} is not writable (a probe file could not be written: "
+                         f"{error.strerror or error}); choose "
+                         "another with --data-dir or ORDRANK_DATA") from None
 
 
 def _download(ds: DataSet, folder: Path, base_url: str | None) -> None:

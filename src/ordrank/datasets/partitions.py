@@ -16,9 +16,13 @@ whose original partitions are not available — the redrawn splits are NOT the p
 """
 from __future__ import annotations
 
+import hashlib
 import io
+import lzma
 import os
+import shlex
 import tarfile
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,6 +102,7 @@ class BenchmarkData:
         self._drawn = None
         if self.source == "orca":
             _find(f"ORCA archive of {self.benchmark} ({self.bins} bins)", [self.source_path], ORCA_SOURCE)
+            check_archive(self.source_path, f"{self.bins}bins/{self._stem}", resolve_data_dir(self.data_dir))
         else:
             for i in range(N_SPLITS):
                 for name in self._files(i):
@@ -191,6 +196,41 @@ class BenchmarkData:
                                  f"({len(y)} rows, {self.bins} bins): {error}") from None
             self._drawn = X, y, draws
         return self._drawn
+
+
+_CHECKED: set[tuple] = set()  # archives checked in this process: (path, size, mtime in ns)
+
+
+def check_archive(path: Path, key: str, root: Path) -> None:
+    """Check the ORCA archive ``path`` (``key`` = ``<B>bins/<stem>``) against its pinned sha256, once
+    per file version and process. A different archive that cannot be read through (truncated, empty,
+    not xz) raises a ValueError naming the file and the command that fetches it again; one that reads
+    (e.g. a test's own small archive) gets a warning that it is not the published data."""
+    from ordrank.datasets.fetch import ORCA_ARCHIVES  # fetch imports this module
+
+    stat = path.stat()
+    version = (str(path.absolute()), stat.st_size, stat.st_mtime_ns)
+    if version in _CHECKED:
+        return
+    with open(path, "rb") as file:
+        actual = hashlib.file_digest(file, "sha256").hexdigest()
+    pinned = ORCA_ARCHIVES.get(key)
+    if actual != pinned:
+        again = f"python -m ordrank.data fetch orca --data-dir {shlex.quote(str(root.absolute()))}"
+        try:
+            with tarfile.open(path, "r:xz") as tar:
+                for member in tar:
+                    if member.isfile():
+                        tar.extractfile(member).read()
+        except (tarfile.TarError, EOFError, lzma.LZMAError, OSError) as error:
+            problem = "is empty" if stat.st_size == 0 else \
+                f"cannot be read ({type(error).__name__}: {error})"
+            raise ValueError(f"ORCA archive {path} {problem}: it is truncated or damaged (sha256 "
+                             f"{actual[:16]}…, pinned {str(pinned)[:16]}…); fetch it again with: {again}") from None
+        warnings.warn(f"{path} is not the published ORCA archive (sha256 {actual[:16]}…, pinned "
+                      f"{str(pinned)[:16]}…): results will not match the published data; to get it: "
+                      f"{again}", UserWarning, stacklevel=3)
+    _CHECKED.add(version)
 
 
 def _read_members(archive: Path, names: list[str]) -> dict[str, bytes]:

@@ -125,7 +125,12 @@ class EachMovieProtocol:
             items[row] = order.permutation(np.sort(own))[:n_rounds]
         return kept, kept_ratings, targets, items
 
-    def iter_run(self, dataset, learners: dict, features=None, seed: int = 0):
+    def finished_pieces(self, table) -> set:
+        """The pieces a (partial) table holds: ``(algorithm, first target of the batch)``."""
+        starts = table["seed"] - table["seed"] % self.batch_size
+        return set(zip(table["algorithm"], starts.astype(int)))
+
+    def iter_run(self, dataset, learners: dict, features=None, seed: int = 0, skip=frozenset()):
         """Yield one tidy table per (batch of targets, learner); ``seed`` numbers the targets.
 
         Each batch of targets' features is built once and shared by every learner (building them
@@ -133,7 +138,8 @@ class EachMovieProtocol:
         sequence only, so a batch's rows are final as soon as the learner has run it: each is
         yielded at once (the ``user`` column is the target's id), and a run that is stopped keeps
         every finished batch. A learner that fails is dropped at once and the others go on; the
-        failure is raised after the last batch, naming the learner.
+        failure is raised after the last batch, naming the learner. The pieces in ``skip``
+        (:meth:`finished_pieces` of an earlier attempt) are not run again.
         """
         kept, kept_ratings, targets, items = self.plan(dataset, seed)
         feats = centered_features(kept_ratings, dataset.n_levels, self.center)
@@ -143,10 +149,13 @@ class EachMovieProtocol:
         with progress(len(starts) * len(learners), "EachMovie batches x learners") as bar:
             for start in starts:
                 batch = slice(start, start + self.batch_size)
+                if all((name, start) in skip for name in learners):
+                    bar.update(len(learners))
+                    continue
                 X, y = self._batch(feats, kept_ratings, targets[batch], items[batch], features)
                 users = np.repeat(dataset.user_ids[kept[targets[batch]]], len(steps))
                 for name, learner in learners.items():
-                    if name not in failed:
+                    if name not in failed and (name, start) not in skip:
                         try:
                             losses = run_sequences(learner, X, y, dataset.n_levels)
                         except Exception as error:  # noqa: BLE001 - re-raised below, after the others

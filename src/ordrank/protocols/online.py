@@ -29,14 +29,22 @@ class OnlineSequences:
     def __post_init__(self):
         check_positive(self, ("n_sequences", "n_rounds", "record_every"))
 
-    def iter_run(self, dataset, learners: dict, features=None, seed: int = 0):
-        """Yield one tidy table per learner (columns algorithm, seed, step, metric, value)."""
+    @staticmethod
+    def finished_pieces(table) -> set:
+        """The pieces a (partial) table holds: one per learner, ``(algorithm,)``."""
+        return {(name,) for name in table["algorithm"].unique()}
+
+    def iter_run(self, dataset, learners: dict, features=None, seed: int = 0, skip=frozenset()):
+        """Yield one tidy table per learner (columns algorithm, seed, step, metric, value), except
+        the learners in ``skip`` (:meth:`finished_pieces` of an earlier attempt)."""
         rngs = [np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(i,)))
                 for i in range(self.n_sequences)]
         X, y = dataset.sequences(rngs, self.n_rounds)
         X = transform_stateless(features, X)
         steps = record_steps(self.n_rounds, self.record_every)
         for name, learner in learners.items():
+            if (name,) in skip:
+                continue
             curves = time_averaged(run_sequences(learner, X, y, dataset.n_ranks))
             yield curve_records(curves[:, steps - 1], steps, algorithm=name,
                                 metric="time_avg_rank_loss")

@@ -58,6 +58,19 @@ def _plain(model, params: dict) -> str:
     return json.dumps({k: (v.item() if hasattr(v, "item") else v) for k, v in sorted(plain.items())})
 
 
+def _check_grid_value(learner, key: str, value, where: str) -> None:
+    """Raise a ValueError naming ``where`` and the value unless ``key=value`` is a valid parameter of
+    ``learner`` (and of any estimator inside it that declares its parameter constraints)."""
+    try:
+        model = clone(learner).set_params(**{key: value})
+        for part in [model, *model.get_params(deep=True).values()]:
+            if hasattr(part, "_parameter_constraints") and hasattr(part, "_validate_params"):
+                part._validate_params()
+    except (ValueError, TypeError) as error:
+        raise ValueError(f"{where}: the grid value {_unprefixed(learner, key)}={value!r} is not "
+                         f"valid: {error}") from None
+
+
 @dataclass
 class TrainTestPartitions:
     """Model selection by cross-validation on each training part, refit, test.
@@ -86,6 +99,11 @@ class TrainTestPartitions:
         if self.cv_folds < 2:
             raise ValueError(f"protocol.cv_folds must be at least 2, got {self.cv_folds}")
         check_choice(self, "scoring", SCORINGS)
+        splits = [] if self.splits is None else np.atleast_1d(self.splits).tolist()
+        repeated = sorted({split for split in splits if splits.count(split) > 1}, key=str)
+        if repeated:  # each would give the same rows twice
+            raise ValueError(f"protocol.splits={splits} names partition(s) {repeated} more than once; "
+                             "list each partition once")
         for name, grid in self.grids.items():
             if not isinstance(grid, dict) or not all(isinstance(v, list) and v for v in grid.values()):
                 raise ValueError(f"protocol.grids.{name} must map parameter names to non-empty "
@@ -105,25 +123,39 @@ class TrainTestPartitions:
                              f"{sorted(learners)}")
         for name, learner in learners.items():
             valid = learner.get_params()
-            for key in _prefixed(learner, self.grids.get(name, {})):
+            for key, values in _prefixed(learner, self.grids.get(name, {})).items():
                 if key not in valid:
                     raise ValueError(f"protocol.grids.{name}: {_unprefixed(learner, key)!r} is not a "
                                      f"parameter of {type(_final(learner)).__name__}")
+                for value in values:  # each grid point, validated as the learner's own parameter
+                    _check_grid_value(learner, key, value, f"protocol.grids.{name}")
 
-    def iter_run(self, dataset, learners: dict, features=None, seed: int = 0):
-        """Yield one tidy table per (learner, partition), partition by partition."""
+    @staticmethod
+    def finished_pieces(table) -> set:
+        """The pieces a (partial) table holds: ``(algorithm, split)``."""
+        return set(table[["algorithm", "split"]].drop_duplicates().itertuples(index=False, name=None))
+
+    def iter_run(self, dataset, learners: dict, features=None, seed: int = 0, skip=frozenset()):
+        """Yield one tidy table per (learner, partition), partition by partition, except the
+        pieces in ``skip`` (:meth:`finished_pieces` of an earlier attempt)."""
         if features is not None:
             raise ValueError("TrainTestPartitions takes the feature map inside each learner's pipeline")
         self.check_learners(learners)
         splits = self.chosen_splits(dataset.n_splits)
         with progress(len(splits) * len(learners), "partitions x learners") as bar:
             for split in splits:
+                if all((name, split) in skip for name in learners):
+                    bar.update(len(learners))
+                    continue
                 X_train, y_train, X_test, y_test = dataset.split(split)
                 check_ranks(y_train, dataset.n_ranks, f"training labels of partition {split}")
                 check_ranks(y_test, dataset.n_ranks, f"test labels of partition {split}")
                 folds = StratifiedKFold(self.cv_folds, shuffle=True, random_state=np.random.SeedSequence(
                     [seed, split]).generate_state(1)[0])
                 for name, learner in learners.items():
+                    if (name, split) in skip:
+                        bar.update()
+                        continue
                     bar.set_postfix_str(f"{name} on partition {split}", refresh=False)
                     rows = self.evaluate(learner, self.grids.get(name, {}), folds,
                                          X_train, y_train, X_test, y_test)

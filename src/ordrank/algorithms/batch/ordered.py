@@ -30,6 +30,22 @@ def independent_columns(X: np.ndarray) -> np.ndarray:
     return keep
 
 
+# columns whose largest |x| lies outside [2^-16, 2^16] are fitted rescaled by a power of two (exact in
+# floating point): at 1e20 statsmodels already mistakes a column for a constant, at 1e200 the column
+# norms overflow and every column was dropped (zero coefficients, rank 1 predicted for everything)
+SCALE_RANGE = 16
+
+
+def power_of_two_scales(X: np.ndarray) -> np.ndarray:
+    """Per column, the exponent e such that X / 2^e has its largest |x| near 1 when that largest |x|
+    is outside [2^-SCALE_RANGE, 2^SCALE_RANGE] (else 0; 0 also for an all-zero column)."""
+    top = np.max(np.abs(X), axis=0, initial=0.0)
+    exponent = np.zeros(X.shape[1], dtype=np.int64)
+    live = top > 0
+    exponent[live] = np.frexp(top[live])[1]
+    return np.where(np.abs(exponent) > SCALE_RANGE, exponent, 0)
+
+
 class OrderedRegression(OrdinalEstimator):
     r"""Ordered logit (``distr="logit"``) or ordered probit (``"probit"``): a latent regression
 
@@ -44,6 +60,9 @@ class OrderedRegression(OrdinalEstimator):
     unidentifiable (statsmodels refuses an implicit constant): they are dropped before fitting
     (see ``support_``) and get coefficient 0. statsmodels parametrizes the thresholds as the first
     cutoff followed by log-increments; ``thresholds_`` holds them converted to the latent scale.
+    A column whose largest |x| is outside [2^-16, 2^16] is fitted divided by a power of two (exact)
+    and its coefficient multiplied back, so the fit does not depend on the inputs' scale (at 1e200
+    the column norms would overflow and every column be dropped).
     The Hessian (standard errors) is not computed (``skip_hessian=True``).
 
     Prediction is the most probable rank, :math:`\arg\max_r P(y = r \mid x)`.
@@ -99,6 +118,8 @@ class OrderedRegression(OrdinalEstimator):
 
         self._validate_params()
         X, ranks = self._fit_data(X, y)  # classes_ in rank order (see _ordinal)
+        exponent = power_of_two_scales(X)
+        X = np.ldexp(X, -exponent)
         self.support_ = independent_columns(X)
         name = f"OrderedRegression(distr={self.distr!r})"
         try:
@@ -114,6 +135,10 @@ class OrderedRegression(OrdinalEstimator):
             raise FitFailed(f"{name} failed: non-finite parameters {params.tolist()}")
         self.coef_ = np.zeros(X.shape[1])
         self.coef_[self.support_] = params[: self.support_.sum()]
+        self.coef_ = np.ldexp(self.coef_, -exponent)
+        if not np.all(np.isfinite(self.coef_)):
+            raise FitFailed(f"{name} failed: the coefficients overflow at the inputs' scale "
+                            f"(columns scaled by up to 2^{int(np.max(np.abs(exponent)))}); scale the inputs")
         self.thresholds_ = model.transform_threshold_params(params)[1:-1]
         self.converged_ = bool(result.mle_retvals["converged"])
         self.status_ = "converged" if self.converged_ else "not converged"

@@ -263,7 +263,15 @@ class ReductionSVM(OrdinalReduction):
         self.cost = cost
 
     def _base_kernel(self, X, Y):
-        return kernel_matrix(X, Y, self.kernel, gamma=self.gamma)
+        with np.errstate(over="ignore", invalid="ignore"):
+            K = kernel_matrix(X, Y, self.kernel, gamma=self.gamma)
+        if not np.isfinite(K).all():  # SVC would say "Input X contains NaN" of a finite X
+            with np.errstate(over="ignore"):
+                top = float(max(np.max(np.abs(X), initial=0.0), np.max(np.abs(Y), initial=0.0)))
+            raise ValueError(f"{self!r}: the {self.kernel!r} kernel is NaN or infinite on these inputs "
+                             f"(finite, up to |x| = {top:.3g}, but their squared norms or distances "
+                             "overflow float64); scale the inputs (e.g. features=standardize)")
+        return K
 
     def _fit_extended(self, X, rows, k, labels, weights):
         G = extended_gram(self._base_kernel(X, X), rows, k)
