@@ -277,6 +277,8 @@ CASES = [
 ]
 
 # cases of other topics, one module each (tests/bad_inputs_<topic>.py, a list CASES)
+# the topic modules import this one's triggers: run as a script, this module is __main__, so name it
+sys.modules.setdefault("test_bad_inputs", sys.modules[__name__])
 for _module in sorted(Path(__file__).parent.glob("bad_inputs_*.py")):
     CASES += import_module(_module.stem).CASES
 
