@@ -222,3 +222,21 @@ CASES += [
                               "{tmp}/data")(tmp if (tmp / "copy.tar.xz").write_bytes(bytes(range(256)) * 8)
                                             else None)),
 ]
+
+
+def svor_huge(tmp):
+    import numpy as np
+
+    from ordrank.algorithms import SVOR
+
+    rng = np.random.default_rng(0)
+    return SVOR().fit(rng.normal(size=(60, 3)) * 1e200, rng.integers(1, 4, 60))
+
+
+CASES += [
+    Case("svor-huge-inputs", "`SVOR().fit(X * 1e200, y)` (was cvxpy's \"Problem data contains NaN or Inf\" of "
+         "a finite X)", ValueError,
+         r"^SVOR\(\): the 'rbf' kernel is NaN or infinite on these inputs \(finite, up to "
+         r"\|x\| = \S+e\+200, but their squared norms or distances overflow float64\); scale the inputs",
+         svor_huge),
+]

@@ -30,3 +30,19 @@ def kernel_matrix(X, Y=None, kernel: str = "rbf", *, gamma: float = 1.0, degree:
     if kernel == "perceptron":
         return -euclidean_distances(X, Y)
     raise ValueError(f"unknown kernel {kernel!r}: use one of {KERNELS}")
+
+
+def finite_kernel_matrix(owner, X, Y=None, kernel: str = "rbf", **params) -> np.ndarray:
+    """:func:`kernel_matrix`, refused with a ValueError naming ``owner`` when it is NaN or infinite on
+    finite inputs (e.g. X * 1e200: the squared norms in ‖x‖² + ‖y‖² − 2x·y overflow to inf − inf), where
+    a solver would otherwise report NaN in an input that has none."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        K = kernel_matrix(X, Y, kernel, **params)
+    if not np.isfinite(K).all():
+        Y = X if Y is None else Y
+        with np.errstate(over="ignore"):
+            top = float(max(np.max(np.abs(X), initial=0.0), np.max(np.abs(Y), initial=0.0)))
+        raise ValueError(f"{owner!r}: the {kernel!r} kernel is NaN or infinite on these inputs "
+                         f"(finite, up to |x| = {top:.3g}, but their squared norms or distances "
+                         "overflow float64); scale the inputs (e.g. features=standardize)")
+    return K

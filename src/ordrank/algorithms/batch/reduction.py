@@ -27,7 +27,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import has_fit_parameter
 
 from ordrank.algorithms._ordinal import OrdinalEstimator
-from ordrank.features.kernels import KERNELS, kernel_matrix
+from ordrank.features.kernels import KERNELS, finite_kernel_matrix
 
 COSTS = ("absolute", "classification")
 
@@ -263,15 +263,7 @@ class ReductionSVM(OrdinalReduction):
         self.cost = cost
 
     def _base_kernel(self, X, Y):
-        with np.errstate(over="ignore", invalid="ignore"):
-            K = kernel_matrix(X, Y, self.kernel, gamma=self.gamma)
-        if not np.isfinite(K).all():  # SVC would say "Input X contains NaN" of a finite X
-            with np.errstate(over="ignore"):
-                top = float(max(np.max(np.abs(X), initial=0.0), np.max(np.abs(Y), initial=0.0)))
-            raise ValueError(f"{self!r}: the {self.kernel!r} kernel is NaN or infinite on these inputs "
-                             f"(finite, up to |x| = {top:.3g}, but their squared norms or distances "
-                             "overflow float64); scale the inputs (e.g. features=standardize)")
-        return K
+        return finite_kernel_matrix(self, X, Y, self.kernel, gamma=self.gamma)  # SVC would say "NaN"
 
     def _fit_extended(self, X, rows, k, labels, weights):
         G = extended_gram(self._base_kernel(X, X), rows, k)

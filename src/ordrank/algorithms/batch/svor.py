@@ -58,7 +58,7 @@ from ordrank.algorithms.qp.clarabel_qp import ordering
 from ordrank.algorithms.qp.kkt import kkt_thresholds
 from ordrank.algorithms.qp.options import ACCEPTED, solver_options
 from ordrank.algorithms.qp.working_set import working_set_explicit, working_set_implicit
-from ordrank.features.kernels import KERNELS, kernel_matrix
+from ordrank.features.kernels import KERNELS, finite_kernel_matrix
 
 WS_MIN_N = 1000  # working_set="auto" from this many training rows (implicit constraints)
 
@@ -212,8 +212,8 @@ class SVOR(OrdinalEstimator):
         self.working_set = working_set
 
     def _gram(self, X, Y=None):
-        return kernel_matrix(X, Y, self.kernel, gamma=self.gamma, degree=self.degree,
-                             coef0=self.coef0)
+        return finite_kernel_matrix(self, X, Y, self.kernel, gamma=self.gamma, degree=self.degree,
+                                    coef0=self.coef0)  # cvxpy would say "Problem data contains NaN"
 
     def _kernels(self, X):
         """K, and K_qp for the quadratic term (the perceptron kernel centred)."""
