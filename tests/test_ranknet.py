@@ -70,7 +70,7 @@ def test_linear_is_logistic_regression_on_pair_differences(ties):
     (σd, 0), each carrying half its cost, so also doubled."""
     X, y, qid = toy(1)
     alpha, sigma = 0.05, 1.7
-    model = RankNet(sigma=sigma, alpha=alpha, ties=ties).fit(X, y, qid)
+    model = RankNet(sigma=sigma, alpha=alpha, ties=ties, tol=1e-10).fit(X, y, qid)
     i, j = preference_pairs(y, qid)
     D = sigma * (X[i] - X[j])
     rows, labels = [D, -D], [np.ones(len(D)), np.zeros(len(D))]

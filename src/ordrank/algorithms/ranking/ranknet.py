@@ -47,7 +47,7 @@ class RankNet(RankingEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, hidden=None, *, sigma=1.0, alpha=1e-4, ties="skip", tol=1e-7, max_iter=500,
+    def __init__(self, hidden=None, *, sigma=1.0, alpha=1e-4, ties="skip", tol=1e-5, max_iter=500,
                  random_state=None):
         self.hidden = hidden
         self.sigma = sigma

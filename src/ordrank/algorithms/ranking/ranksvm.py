@@ -95,10 +95,11 @@ class RankSVM(RankingEstimator):
         from ordrank.algorithms.ranking.ranksvm_dual import fit_ranksvm_dual
 
         pairs_i, pairs_j = preference_pairs(y, qid)
-        beta, alpha, status = fit_ranksvm_dual(self._kernel(X, X), pairs_i, pairs_j, self.C,
-                                               loss=self.loss, tol=self.tol)
+        K = self._kernel(X, X)
+        beta, alpha, status = fit_ranksvm_dual(K, pairs_i, pairs_j, self.C, loss=self.loss,
+                                               tol=self.tol)
         self.X_fit_, self.dual_coef_, self.alpha_, self.status_ = X, np.asarray(beta), alpha, status
-        scores = self._kernel(X, X) @ self.dual_coef_
+        scores = K @ self.dual_coef_
         margins = 1.0 - (scores[pairs_i] - scores[pairs_j])
         slack = np.maximum(margins, 0.0) ** (1 if self.loss == "hinge" else 2)
         self.objective_ = 0.5 * float(self.dual_coef_ @ scores) + self.C * float(slack.sum())
