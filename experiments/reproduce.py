@@ -97,6 +97,9 @@ REGISTRY = [
     Entry("svor_benchmark", "svor_benchmark", quick_experiment="svor_benchmark_quick",
           data=("orca",), sweep=True,
           paper="Chu & Keerthi 2005; Li & Lin 2006: 9 data sets x 20 partitions x 17 learners"),
+    Entry("boost_benchmark", "boost_benchmark", quick_experiment="boost_benchmark_quick",
+          data=("orca",), sweep=True,
+          paper="Li & Lin 2006 (seed 003): Reduction-Boost vs RankBoost, ORBoost beside; svor_benchmark's data"),
 ]
 # Figures and reports, drawn from the tables once every entry has run: (script, arguments(out, quick))
 # (script, its arguments, the table it needs or None); a script whose table is missing is skipped
@@ -114,6 +117,10 @@ FIGURES = [
         "--table", str(benchmark_table(out, quick)), "--out", str(benchmark_table(out, quick).parent),
         "--figure", str(out / "figures" / "svor_benchmark_scatter.png")],
      lambda out, quick: benchmark_table(out, quick)),
+    ("report_boost_benchmark.py", lambda out, quick: [
+        "--table", str(boost_table(out, quick)), "--out", str(boost_table(out, quick).parent),
+        "--figure", str(out / "figures" / "boost_benchmark_scatter.png")],
+     lambda out, quick: boost_table(out, quick)),
     ("plot_letor.py", lambda out, quick: [
         "--results", str(out / "results"), "--figures", str(out / "figures"),
         "--table", str(letor_table(out, quick).relative_to(out / "results"))],
@@ -129,6 +136,12 @@ def letor_table(out: Path, quick: bool) -> Path:
 
 def benchmark_table(out: Path, quick: bool) -> Path:
     entry = next(e for e in REGISTRY if e.name == "svor_benchmark")
+    experiment = entry.quick_experiment if quick else entry.experiment
+    return out / "results" / experiment / "benchmark.parquet"
+
+
+def boost_table(out: Path, quick: bool) -> Path:
+    entry = next(e for e in REGISTRY if e.name == "boost_benchmark")
     experiment = entry.quick_experiment if quick else entry.experiment
     return out / "results" / experiment / "benchmark.parquet"
 
@@ -157,6 +170,7 @@ def readme_tables(out: Path, quick: bool) -> dict[str, str]:
         "prank_eachmovie": online_comparison_markdown(
             [(label, read_table(results / path)) for label, path in eachmovie]),
         "svor_benchmark": benchmark_readme_markdown(benchmark, spec=ReportSpec.of_table(benchmark, REPO / "conf")),
+        "boost_benchmark": load_script("report_boost_benchmark.py").markdown(read_table(boost_table(out, quick))),
         **letor_readme_tables(read_table(letor_table(out, quick))),
     }
 

@@ -115,12 +115,15 @@ def test_reproduce_quick_end_to_end(driver, tmp_path, shared_data_dir):
     assert set(benchmark.dataset) == {"pyrim", "machine"} and set(benchmark.split) == {0, 1}
     assert benchmark.algorithm.nunique() == 17
     assert (results / "svor_benchmark_quick" / "report.md").is_file()
+    boost = pd.read_parquet(results / "boost_benchmark_quick" / "benchmark.parquet")
+    assert set(boost.dataset) == {"pyrim", "machine"} and boost.algorithm.nunique() == 3
+    assert "p (Holm)" in (results / "boost_benchmark_quick" / "report.md").read_text(encoding="utf-8")
     for experiment, dataset in (("predtron_subset_n", "subset_ranking"), ("predtron_subset_m", "subset_ranking"),
                                 ("predtron_l1_vs_l2", "subset_ranking_sparse")):
         table = pd.read_parquet(results / experiment / f"{dataset}.parquet")
         assert table.seed.nunique() == 3 and set(table.metric) == {"test_ndcg_loss", "train_ndcg_loss", "passes"}
     for figure in ("prank_synthetic", "figure4_generator", "figure4_movielens", "svor_benchmark_scatter",
-                   "figure1_predtron"):
+                   "figure1_predtron", "boost_benchmark_scatter"):
         assert (out / "figures" / f"{figure}.png").read_bytes()[:4] == b"\x89PNG"
 
     readme = generated_blocks((out / "README.md").read_text(encoding="utf-8"))

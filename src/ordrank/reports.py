@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ordrank.paired_tests import exact_differences, holm, mean_and_sign, over_benchmarks, wilcoxon_pvalue
 from ordrank.report_spec import ReportSpec, spec_for as _spec  # noqa: F401 (ReportSpec: re-exported)
 from ordrank.results import atomic_path, write_table
 
@@ -64,11 +65,15 @@ def paired_wilcoxon(table: pd.DataFrame, metric: str, reference: str | None = No
                     spec: ReportSpec | None = None) -> pd.DataFrame:
     """Each algorithm against ``reference`` (default: the spec's) on the partitions where both have a value.
 
-    The differences d_i = algorithm − reference over the paired partitions go to the two-sided
+    The differences d_i = algorithm − reference over the paired partitions (float noise of equal
+    errors set to an exact 0: :func:`ordrank.paired_tests.exact_differences`) go to the two-sided
     Wilcoxon signed-rank test (zero differences dropped, scipy's default): it ranks |d_i| and asks
     whether the positive and negative ranks are balanced, i.e. whether the median difference is 0.
     If every difference is 0 the methods are indistinguishable and p = 1; with no pairs p is NaN.
-    ``sign`` is "better" (lower mean on the pairs), "worse" or "tie"; ``n_pairs`` counts the pairs.
+    ``pvalue_holm``: Holm's adjustment over the family of one algorithm's tests against the
+    reference on every benchmark of the table (e.g. its 9 data sets). ``sign`` is "better" (lower
+    mean on the pairs), "worse" or "tie" (an exact sum of the differences of 0, not ~1e-17);
+    ``n_pairs`` counts the pairs.
     """
     spec = _spec(table, spec, reference=reference)
     block, reference, partition = list(spec.block), spec.reference, spec.partition
@@ -80,20 +85,19 @@ def paired_wilcoxon(table: pd.DataFrame, metric: str, reference: str | None = No
             if algorithm == reference:
                 continue
             pairs = other.set_index(partition)["value"].to_frame("x").join(ref.rename("r"), how="inner")
-            diff = (pairs["x"] - pairs["r"]).to_numpy()
-            if len(diff) == 0:
-                pvalue, mean_diff = np.nan, np.nan
-            elif np.all(diff == 0):
-                pvalue, mean_diff = 1.0, 0.0
-            else:
-                pvalue, mean_diff = float(stats.wilcoxon(diff).pvalue), float(diff.mean())
-            sign = ("n/a" if np.isnan(mean_diff) else
-                    "better" if mean_diff < 0 else "worse" if mean_diff > 0 else "tie")
+            diff = exact_differences(pairs["x"], pairs["r"])
+            scale = float(np.abs(pairs.to_numpy()).max()) if len(pairs) else 1.0
+            mean_diff, sign = mean_and_sign(diff, scale)
             records.append({**dict(zip(block, key)), "algorithm": algorithm,
                             "reference": reference, "n_pairs": len(diff),
-                            "mean_difference": mean_diff, "pvalue": pvalue, "sign": sign})
-    columns = [*block, "algorithm", "reference", "n_pairs", "mean_difference", "pvalue", "sign"]
-    return pd.DataFrame(records, columns=columns)
+                            "mean_difference": mean_diff, "pvalue": wilcoxon_pvalue(diff), "sign": sign})
+    columns = [*block, "algorithm", "reference", "n_pairs", "mean_difference", "pvalue", "pvalue_holm",
+               "sign"]
+    out = pd.DataFrame(records, columns=columns)
+    for _, family in out.groupby("algorithm", sort=True):
+        out.loc[family.index, "pvalue_holm"] = holm(family["pvalue"].to_numpy())
+    out["pvalue_holm"] = out["pvalue_holm"].astype(float)
+    return out
 
 
 def average_ranks(table: pd.DataFrame, metric: str, spec: ReportSpec | None = None):
@@ -147,6 +151,52 @@ def friedman_line(friedman: dict) -> str:
     if friedman["left_out"]:
         line += f" Left out (results missing on some benchmark): {', '.join(friedman['left_out'])}."
     return line
+
+
+def paired_markdown(table: pd.DataFrame, metric: str, algorithms=None, decimals: int = 3,
+                    spec: ReportSpec | None = None) -> str:
+    """Markdown: the paired tests of ``algorithms`` (default: the spec's order) against the reference.
+
+    A row per (benchmark, algorithm): the mean paired difference (algorithm − reference; < 0: lower
+    error), the raw Wilcoxon p-value and Holm's adjustment over the algorithm's benchmarks, and the
+    verdict at α = 0.05 after Holm. Below, per algorithm, the tests over benchmarks
+    (:func:`ordrank.paired_tests.over_benchmarks`): sign test and Wilcoxon on the mean differences.
+    """
+    spec = _spec(table, spec)
+    block, reference = list(spec.block), spec.reference
+    tests = paired_wilcoxon(table, metric, spec=spec)
+    present = [a for a in column_order(tests["algorithm"].unique(), spec.order)
+               if algorithms is None or a in algorithms]
+    rank = {a: i for i, a in enumerate(present)}
+    tests = tests[tests["algorithm"].isin(present)].copy()
+    order = {d: i for i, d in enumerate(spec.datasets)}
+    tests["_a"], tests["_d"] = tests["algorithm"].map(rank), tests["dataset"].map(order).fillna(len(order))
+    tests = tests.sort_values(["_a", "_d", *block], kind="stable")
+    lines = ["| " + " | ".join(block) + f" | algorithm | mean difference (− {reference}) | p | p (Holm) | "
+             "after Holm |", "|" + "---|" * len(block) + "---|---:|---:|---:|---|"]
+    for r in tests.itertuples(index=False):
+        r = r._asdict()
+        significant = r["pvalue_holm"] < ALPHA and r["sign"] in ("better", "worse")
+        verdict = f"**{r['sign']}**" if significant else "no significant difference"
+        p = "–" if np.isnan(r["pvalue"]) else f"{r['pvalue']:.2g}"
+        holm_p = "–" if np.isnan(r["pvalue_holm"]) else f"{r['pvalue_holm']:.2g}"
+        lines.append("| " + " | ".join(str(r[k]) for k in block) + f" | {r['algorithm']} | "
+                     f"{r['mean_difference']:+.{decimals}f} | {p} | {holm_p} | {verdict} |")
+    notes = []
+    for algorithm in present:
+        rows = tests[tests["algorithm"] == algorithm]
+        over = over_benchmarks(rows["mean_difference"], rows["sign"])
+        holm_better = int(((rows["pvalue_holm"] < ALPHA) & (rows["sign"] == "better")).sum())
+        holm_worse = int(((rows["pvalue_holm"] < ALPHA) & (rows["sign"] == "worse")).sum())
+        notes.append(f"- **{algorithm} vs {reference}** over {over['benchmarks']} benchmarks: lower mean "
+                     f"error on {over['better']}, higher on {over['worse']}, equal on {over['tie']} "
+                     f"(two-sided sign test p = {over['sign_pvalue']:.3g}; Wilcoxon signed-rank test on "
+                     f"the benchmarks' mean differences p = {over['wilcoxon_pvalue']:.3g}); significantly "
+                     f"(Holm, α = {ALPHA}) better on {holm_better}, worse on {holm_worse}.")
+    legend = (f"Two-sided Wilcoxon signed-rank tests on the paired partitions (float noise of equal "
+              f"errors counted as an exact 0); p (Holm): Holm's step-down adjustment over the "
+              f"algorithm's {len(tests[block].drop_duplicates())} benchmarks.")
+    return "\n".join(lines) + "\n\n" + legend + "\n\n" + "\n".join(notes) + "\n"
 
 
 def column_order(algorithms, order=()) -> list[str]:
@@ -229,7 +279,7 @@ def fixed(frame: pd.DataFrame, decimals: int = 6) -> pd.DataFrame:
     frame = frame.copy()
     for name in frame.columns:
         if pd.api.types.is_float_dtype(frame[name]):
-            spec = ".4e" if name == "pvalue" else f".{decimals}f"
+            spec = ".4e" if name.startswith("pvalue") else f".{decimals}f"
             frame[name] = [("" if np.isnan(v) else format(v, spec)) for v in frame[name]]
     return frame
 
@@ -242,11 +292,13 @@ def write_text(text: str, path: Path) -> Path:
 
 
 def write_report(table: pd.DataFrame, out_dir, reference: str | None = None, order=None,
-                 spec: ReportSpec | None = None) -> Path:
+                 spec: ReportSpec | None = None, title: str = "Batch ordinal-regression benchmark",
+                 script: str = "experiments/report_svor_benchmark.py", paired: bool = False) -> Path:
     """Write report.md and the summary, Wilcoxon, rank and time CSVs under ``out_dir``.
 
     ``spec`` defaults to the ``report:`` section of the table's experiment config; ``reference``
-    and ``order`` override its reference and column order.
+    and ``order`` override its reference and column order. ``title`` and ``script`` head report.md;
+    ``paired`` adds, per metric, the paired tests with Holm's adjustment (:func:`paired_markdown`).
     """
     spec = _spec(table, spec, reference=reference)
     order = spec.order if order is None else order
@@ -257,19 +309,22 @@ def write_report(table: pd.DataFrame, out_dir, reference: str | None = None, ord
     n_benchmarks = len(scored[list(spec.block)].drop_duplicates())
     kinds = " × ".join("data set" if k == "dataset" else k for k in spec.block)
     parts = [
-        "# Batch ordinal-regression benchmark",
+        f"# {title}",
         "",
-        f"Generated from the tidy results table by `experiments/report_svor_benchmark.py` — do not "
+        f"Generated from the tidy results table by `{script}` — do not "
         f"edit by hand. Covers {scored['dataset'].nunique()} data sets ({n_benchmarks} {kinds} "
         f"benchmarks), {n_splits} partitions and {scored['algorithm'].nunique()} algorithms; "
         f"Wilcoxon reference: {spec.reference}.",
     ]
-    for metric, title in TITLES.items():
-        parts += ["", f"## {title}", ""]
+    for metric, heading in TITLES.items():
+        parts += ["", f"## {heading}", ""]
         if not (table["metric"] == metric).any():
             parts.append("No results for this metric.")
         else:
             parts.append(markdown_table(table, metric, order=order, spec=spec).rstrip("\n"))
+            if paired:
+                parts += ["", f"### Paired tests against {spec.reference}", "",
+                          paired_markdown(table, metric, order, spec=spec).rstrip("\n")]
         write_table(fixed(summary(table, metric, spec)), out_dir / f"summary_{metric}.csv")
         write_table(fixed(paired_wilcoxon(table, metric, spec=spec)), out_dir / f"wilcoxon_{metric}.csv")
         write_table(fixed(average_ranks(table, metric, spec)[0]), out_dir / f"ranks_{metric}.csv")
