@@ -53,14 +53,14 @@ def figure(table: pd.DataFrame):
     fig, ax = plt.subplots(figsize=(7.0, 4.6))
     ks = np.arange(1, 11)
     names = order(stats)
-    cmap = plt.get_cmap("tab20")
+    colors, styles = plt.get_cmap("tab10"), ["-", "--", ":"]
     for i, name in enumerate(names):
         rows = stats[stats["algorithm"] == name].set_index("metric")
         mean = np.array([rows.loc[f"letor_ndcg@{k}", "mean"] for k in ks])
         sem = np.nan_to_num(np.array([rows.loc[f"letor_ndcg@{k}", "sem"] for k in ks]))
-        style = "--" if i % 2 else "-"
-        ax.plot(ks, mean, style, marker="o", ms=3, lw=1.4, color=cmap(i), label=name)
-        ax.fill_between(ks, mean - sem, mean + sem, color=cmap(i), alpha=0.12, lw=0)
+        color, style = colors(i % 10), styles[i // 10 % 3]
+        ax.plot(ks, mean, style, marker="os^"[i // 10 % 3], ms=3, lw=1.4, color=color, label=name)
+        ax.fill_between(ks, mean - sem, mean + sem, color=color, alpha=0.07, lw=0)
     n = int(stats["n"].max())
     ax.set(xlabel="k", ylabel="NDCG@k (LETOR's Eval-Score-3.0 convention)", xticks=ks)
     ax.set_title(f"LETOR 3.0 OHSUMED, test folds (mean ± 1 s.e. over {n} folds)", fontsize="medium")
@@ -92,7 +92,8 @@ def markdown(table: pd.DataFrame, decimals: int = 4) -> str:
     lines += ["", f"Test folds of LETOR 3.0 OHSUMED (QueryLevelNorm), mean ± 1 standard error over the {n} "
               "folds; hyper-parameters chosen by MAP on each fold's validation queries. NDCG@k, P@k and "
               "MAP in LETOR's convention (Eval-Score-3.0.pl); the last column NDCG@10 as trec_eval / "
-              "ranx compute it (queries without a relevant document left out). Bold: best of the column."]
+              "ranx compute it (gain 2^rel − 1, discount 1/log2(1 + rank); a query without a relevant "
+              "document scores 0). Bold: best of the column."]
     if len(failed):
         lines.append(f"Failed (not averaged): {sorted(failed['algorithm'].unique())}.")
     return "\n".join(lines) + "\n"
