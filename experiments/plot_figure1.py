@@ -124,9 +124,9 @@ def markdown(table, letter: str) -> str:
     a row per grid value, a column per (algorithm, passes_mode); bold: lowest of the row."""
     by, scale, decimals = PANELS[letter][1], SCALES[letter], DECIMALS[letter]
     stats = summary(table, by)
-    stats = stats.assign(column=list(zip(stats["algorithm"], stats["passes_mode"])))
+    stats = stats.assign(column=stats["algorithm"] + "|" + stats["passes_mode"])
     columns = list(dict.fromkeys(stats["column"]))
-    labels = {c: describe(table, *c[:1], mode=c[1])[0] for c in columns}
+    labels = {c: describe(table, c.split("|")[0], mode=c.split("|")[1])[0] for c in columns}
     mean = stats.pivot(index=by, columns="column", values="mean")[columns] * scale
     sem = stats.pivot(index=by, columns="column", values="sem")[columns] * scale
     names = {"n_train": "n", "m": "m", "p": "p"}
