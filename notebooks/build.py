@@ -470,8 +470,11 @@ data, against the number p of features.
 
 It reads only the committed tables in `results/predtron_*` (made by `make reproduce`). Values are
 mean test NDCG losses over 20 repetitions, ± 1 standard error. The choices the paper leaves open are
-in `docs/predtron.md`: the document centres, the data scale, 200 test queries, and passes until a
-pass makes no mistake, capped at 50."""),
+in `docs/predtron.md`: the document centres, the data scale and 200 test queries. The number of
+passes is not given either, so every Predtron curve comes in two readings (the tables' key
+`passes_mode`): passes until a pass makes no mistake, capped at 50 (solid), and a single online pass
+(dashed). In (a), four batch rankers fitted on the same queries stand beside them (dotted): RankSVM,
+linear RankNet, LightGBM's LambdaMART and least squares."""),
     ("code", SETUP + """\
 import importlib.util
 
@@ -529,15 +532,16 @@ for letter, title in TITLES.items():
 
 Each claim of the next section is asserted here against the tables."""),
     ("code", """\
-def loss(letter):
-    \"\"\"Mean test loss, a row per grid value, a column per algorithm.\"\"\"
+def loss(letter, mode="until_separated"):
+    \"\"\"Mean test loss of one passes_mode, a row per grid value, a column per algorithm.\"\"\"
     stats = figure1.summary(tables[letter], figure1.PANELS[letter][1])
+    stats = stats[stats["passes_mode"] == mode]
     return stats.pivot(index=figure1.PANELS[letter][1], columns="algorithm", values="mean")
 
 
-def training(letter):
+def training(letter, mode="until_separated"):
     \"\"\"Per algorithm: share of fits that separated their training queries, mean passes, share capped.\"\"\"
-    t = tables[letter]
+    t = tables[letter][tables[letter]["passes_mode"] == mode]
     wide = t.pivot_table(index=["algorithm", "seed", "n_train", "m", "p"], columns="metric", values="value")
     return wide.groupby("algorithm").agg(separated=("train_ndcg_loss", lambda v: (v == 0).mean()),
                                          passes=("passes", "mean"),
