@@ -100,13 +100,13 @@ def draw_panel(ax, table, by, xlabel, log, title):
         ax.set_ylim(bottom=0)
     ax.set_title(f"{title.format(**fixed_sizes(table))}\n(mean over {n} repetitions)", fontsize="medium")
     ax.grid(alpha=0.3, which="both" if log else "major")
-    ax.legend(frameon=False, title="mean ± 1 s.e.", title_fontsize="x-small", fontsize="x-small",
-              ncol=2 if stats.groupby(["algorithm", "passes_mode"]).ngroups > 6 else 1)
+    ax.legend(frameon=False, title="mean ± 1 s.e.", title_fontsize="small", fontsize="small", ncol=2,
+              loc="upper center", bbox_to_anchor=(0.5, -0.16))  # below the panel: the curves stay visible
 
 
 def figure(tables: dict):
     """One row of panels; ``tables`` maps panel letters (a, b, c) to their tables."""
-    fig, axes = plt.subplots(1, len(tables), figsize=(5.4 * len(tables), 5.0), squeeze=False)
+    fig, axes = plt.subplots(1, len(tables), figsize=(5.4 * len(tables), 5.6), squeeze=False)
     for ax, (letter, table) in zip(axes[0], tables.items()):
         _, by, xlabel, log, title = PANELS[letter]
         draw_panel(ax, table, by, xlabel, log, title)
