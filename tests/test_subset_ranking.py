@@ -279,7 +279,7 @@ def test_app_refuses_a_feature_map(tmp_path):
 def test_l1_degrades_more_slowly_with_p_than_l2(tmp_path):
     """Figure 1 (c) at reduced size (4 repetitions, 50 test queries): the paper's trend."""
     cfg = make_cfg(["+experiment=predtron_l1_vs_l2", "protocol.n_repetitions=4", "protocol.n_test=50",
-                    "protocol.p=[500,2500]"])
+                    "protocol.p=[500,2500]", "protocol.passes_mode=[until_separated]"])
     table = pd.read_parquet(run(cfg, tmp_path))
     loss = table[table.metric == "test_ndcg_loss"].groupby(["algorithm", "p"])["value"].mean()
     assert loss["Predtron-L1", 500] < loss["Predtron-L2", 500]
