@@ -5,7 +5,6 @@ Figure 1 script on the committed tables."""
 import importlib.util
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 from sklearn.base import clone
