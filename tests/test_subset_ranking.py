@@ -140,7 +140,8 @@ def test_positions_sort_scores_decreasingly_ties_by_document():
 def test_protocol_rows_and_values():
     learner = PredtronRanker(f="power_2", n_epochs=4, stop_when_separated=True)
     table = run_protocol(tiny_protocol(), {"P": learner})
-    assert list(table.columns) == ["algorithm", "seed", "n_train", "m", "p", "metric", "value"]
+    assert list(table.columns) == ["algorithm", "seed", "passes_mode", "n_train", "m", "p", "metric", "value"]
+    assert set(table.passes_mode) == {"until_separated"}  # the dataclass's default: one reading
     assert len(table) == 3 * 2 * len(METRICS)
     wide = table.pivot_table(index=["seed", "n_train"], columns="metric", values="value")
     assert wide["test_ndcg_loss"].between(0, 1).all() and wide["train_ndcg_loss"].between(0, 1).all()
@@ -233,6 +234,13 @@ def test_experiments_compose_with_the_papers_settings(experiment):
     protocol = parts["protocol"]
     assert parts["features"] is None and protocol.n_repetitions >= 20 and protocol.n_test == 200
     learners = parts["learners"]
+    assert protocol.passes_mode == ["until_separated", "one"]
+    if experiment == "predtron_subset_n":  # the batch rankers beside the Predtron
+        batch = {name: type(r).__name__ for name, r in learners.items() if not isinstance(r, PredtronRanker)}
+        assert batch == {"RankSVM": "RankSVM", "RankNet": "RankNet", "LambdaMART": "LightGBMRanker",
+                         "LeastSquares": "LeastSquaresRanker"}
+        assert learners["RankNet"].hidden is None and learners["RankSVM"].kernel == "linear"
+        learners = {name: r for name, r in learners.items() if name not in batch}
     assert all(isinstance(r, PredtronRanker) and r.eta == 1.0 and r.stop_when_separated
                for r in learners.values())
     if experiment == "predtron_l1_vs_l2":
@@ -252,9 +260,9 @@ def test_app_runs_a_tiny_experiment_byte_for_byte(tmp_path):
     overrides = ["+experiment=predtron_subset_m", *TINY, "protocol.m=[5,8]"]
     first = run(make_cfg(overrides), tmp_path / "a")
     table = pd.read_parquet(first)
-    assert table.columns[:9].tolist() == ["experiment", "dataset", "algorithm", "seed", "n_train", "m", "p",
-                                          "metric", "value"]
-    assert len(table) == 3 * 2 * 2 * len(METRICS)
+    assert table.columns[:10].tolist() == ["experiment", "dataset", "algorithm", "seed", "passes_mode", "n_train",
+                                           "m", "p", "metric", "value"]
+    assert len(table) == 3 * 2 * 2 * 2 * len(METRICS)  # 3 f, 2 readings, 2 repetitions, 2 m
     assert set(table.experiment) == {"predtron_subset_m"} and set(table.dataset) == {"subset_ranking"}
     assert (table["config.algorithms.Predtron-power_2.f"] == "power_2").all()
     assert first.read_bytes() == run(make_cfg(overrides), tmp_path / "b").read_bytes()
@@ -271,7 +279,7 @@ def test_app_refuses_a_feature_map(tmp_path):
 def test_l1_degrades_more_slowly_with_p_than_l2(tmp_path):
     """Figure 1 (c) at reduced size (4 repetitions, 50 test queries): the paper's trend."""
     cfg = make_cfg(["+experiment=predtron_l1_vs_l2", "protocol.n_repetitions=4", "protocol.n_test=50",
-                    "protocol.p=[500,2500]"])
+                    "protocol.p=[500,2500]", "protocol.passes_mode=[until_separated]"])
     table = pd.read_parquet(run(cfg, tmp_path))
     loss = table[table.metric == "test_ndcg_loss"].groupby(["algorithm", "p"])["value"].mean()
     assert loss["Predtron-L1", 500] < loss["Predtron-L2", 500]
@@ -287,8 +295,8 @@ def test_sweep_tables_of_the_protocol_collect(tmp_path):
     overrides = ["+experiment=predtron_subset_m", *TINY, "protocol.m=[5,8]", "protocol.n_train=[3,6]"]
     paths = [run(make_cfg([*overrides, f"seed={seed}"]), tmp_path / str(seed)) for seed in (0, 1)]
     table = collect(paths)
-    assert key_columns(table)[3:7] == ["seed", "n_train", "m", "p"]
-    assert len(table) == 2 * 3 * 2 * 2 * 2 * len(METRICS)
+    assert key_columns(table)[3:8] == ["seed", "passes_mode", "n_train", "m", "p"]
+    assert len(table) == 2 * 3 * 2 * 2 * 2 * 2 * len(METRICS)
 
 
 class LeastSquaresRanker:

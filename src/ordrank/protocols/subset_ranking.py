@@ -3,13 +3,19 @@ r"""The subset-ranking protocol of the Predtron paper's Figure 1 (Jain, Nataraja
 For each repetition r = 0..R−1 and each grid point (m, p) a *task* is drawn (w* and the generator's
 centres, :mod:`ordrank.datasets.subset_ranking`), then a test set of ``n_test`` queries and a pool of
 max(n_train) training queries. Each learner is trained on the first n queries of the pool, for each
-n in ``n_train``, and scored on the test set. Rows (metric, value) per (algorithm, seed = r, n_train,
-m, p):
+n in ``n_train``, and scored on the test set. Rows (metric, value) per (algorithm, seed = r,
+passes_mode, n_train, m, p):
 
 - ``test_ndcg_loss``: mean of 1 − NDCG over the test queries (the figure's y-axis);
 - ``train_ndcg_loss``: the same over the n training queries, with the final model (0 exactly when
   it ranks every training query ideally, i.e. a further pass would make no mistake);
 - ``passes``: passes made over the training queries.
+
+Passes (``passes_mode``, a key; ``protocol.passes_mode`` lists the readings to run). An online
+learner runs once per listed mode: ``until_separated`` is the learner as configured (passes until
+one makes no mistake, capped at its ``n_epochs``, when ``stop_when_separated`` is set), ``one`` is
+a single online pass over the n queries (the learner with ``n_epochs=1, stop_when_separated=False``).
+A batch ranker (no online rule) is fitted once, with ``passes_mode = batch``.
 
 Streams: ``SeedSequence(seed, spawn_key=(r, m, p))`` spawns three generators, for the task, the
 test set and the training pool, so each is the same whatever the grid or the number of
@@ -42,6 +48,7 @@ from ordrank.protocols._checks import check_positive
 
 MAX_POOL_BYTES = 200e6  # training pools held at once (float64) by the batched engine
 METRICS = ("test_ndcg_loss", "train_ndcg_loss", "passes")
+PASSES_MODES = ("until_separated", "one")  # the online learners' readings; batch rankers: "batch"
 
 
 def _grid(owner, name, minimum=1) -> list[int]:
@@ -65,8 +72,21 @@ def mean_ndcg_loss(scores: np.ndarray, relevance: np.ndarray) -> float:
 
 def vectorizable(learner) -> bool:
     """Whether the batched engine reproduces ``learner.fit``: the online rule, queries in order."""
-    return isinstance(learner, Rule) and all(hasattr(learner, a) for a in ("n_epochs", "stop_when_separated")) \
-        and not getattr(learner, "shuffle", False)
+    return online(learner) and not getattr(learner, "shuffle", False)
+
+
+def online(learner) -> bool:
+    """Whether ``learner`` is an online rule whose number of passes the protocol can set."""
+    return isinstance(learner, Rule) and all(hasattr(learner, a) for a in ("n_epochs", "stop_when_separated"))
+
+
+def readings(learner, modes) -> list:
+    """(passes_mode, learner) pairs to run: an online learner once per mode (``one``: a clone making a
+    single pass), any other ranker once as ``batch``."""
+    if not online(learner):
+        return [("batch", learner)]
+    one = clone(learner).set_params(n_epochs=1, stop_when_separated=False)
+    return [(mode, learner if mode == "until_separated" else one) for mode in modes]
 
 
 def flat(X, y):
@@ -122,8 +142,9 @@ class SubsetRankingProtocol:
     p: list | int = 30
     n_test: int = 200
     vectorize: bool = True
+    passes_mode: list = field(default_factory=lambda: ["until_separated"])
 
-    keys = ("seed", "n_train", "m", "p")  # the table's protocol keys
+    keys = ("seed", "passes_mode", "n_train", "m", "p")  # the table's protocol keys
 
     def __post_init__(self):
         check_positive(self, ("n_repetitions", "n_test"))
@@ -132,6 +153,12 @@ class SubsetRankingProtocol:
         self.p = _grid(self, "p")
         if not isinstance(self.vectorize, bool):
             raise ValueError(f"protocol.vectorize must be true or false, got {self.vectorize!r}")
+        modes = [self.passes_mode] if isinstance(self.passes_mode, str) else self.passes_mode
+        if not isinstance(modes, (list, tuple)) or not modes or any(m not in PASSES_MODES for m in modes) \
+                or len(set(modes)) != len(modes):
+            raise ValueError(f"protocol.passes_mode must be one of {list(PASSES_MODES)} or a list of distinct "
+                             f"ones, got {self.passes_mode!r}")
+        self.passes_mode = [m for m in PASSES_MODES if m in modes]
 
     def streams(self, seed: int, repetition: int, m: int, p: int):
         """Generators for the task, the test set and the training pool of one repetition and (m, p)."""
@@ -159,15 +186,18 @@ class SubsetRankingProtocol:
                 raise ValueError(f"algorithms.{name} ({type(learner).__name__}) is not a ranker: it needs "
                                  "fit(X, y, qid) and decision_function(X)")
         points = [(m, p) for m in self.m for p in self.p]
+        runs = [(name, mode, learner) for name, learner in learners.items()
+                for mode, learner in readings(learner, self.passes_mode)]
         total = sum(len(self.chunks(m, p)) for m, p in points) * sum(
-            getattr(learner, "n_epochs", 1) for learner in learners.values())
+            getattr(learner, "n_epochs", 1) for _, _, learner in runs)
         with progress(total, "subset ranking", unit="pass") as bar:
             for m, p in points:
-                for name, learner in learners.items():
+                for name, mode, learner in runs:
                     pieces = [self._run_chunk(dataset, learner, seed, m, p, chunk, bar)
                               for chunk in self.chunks(m, p)]
                     table = pd.concat(pieces, ignore_index=True)
                     table.insert(0, "algorithm", name)
+                    table.insert(2, "passes_mode", mode)
                     yield table
 
     def _run_chunk(self, dataset, learner, seed, m, p, chunk, bar) -> pd.DataFrame:
