@@ -21,7 +21,7 @@ def grids(cfg):
 
 
 def test_orca_review_experiment_is_the_reviews_model_selection(shared_data_dir):
-    cfg = make_cfg(["+experiment=svor_benchmark_orca_review", f"data_dir={shared_data_dir}"])
+    cfg = make_cfg(["+experiment=svor_benchmark/orca_review", f"data_dir={shared_data_dir}"])
     assert cfg.experiment == "svor_benchmark_orca_review"  # its own results folder
     assert (cfg.protocol.cv_folds, cfg.protocol.scoring) == (5, "mae")
     grid = grids(cfg)
@@ -66,5 +66,5 @@ def test_published_table_is_tidy_and_every_source_is_described():
     comparable = table.dropna(subset=["ordrank_method"])
     benchmark = make_cfg([f"+experiment={comparable.ordrank_experiment.iloc[0]}"])
     assert set(comparable.ordrank_method) <= set(benchmark.algorithms)
-    assert set(comparable.ordrank_experiment) == {"svor_benchmark_orca_review"}
+    assert set(comparable.ordrank_experiment) == {"svor_benchmark/orca_review"}
     assert set(comparable.ordrank_dataset) <= set(benchmark.report.datasets)
