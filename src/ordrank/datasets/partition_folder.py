@@ -113,10 +113,12 @@ def find_partitions(source, bins: int | None = None, stem: str | None = None) ->
               and (bins is None or key[3] in (None, bins))]
     if len(chosen) != 1:
         listed = "; ".join(f"{folder or '.'}: {layout} layout, stem {name!r}" + (f", {b} bins" if b else "")
-                           for folder, layout, name, b in sorted(groups, key=str))
-        problem = "none matches" if not chosen else "several match"
-        raise ValueError(f"{source}: {problem} dataset.stem={stem!r}, dataset.bins={bins!r} among the "
-                         f"partition sets found ({listed}); choose one with dataset.stem and/or dataset.bins")
+                           for folder, layout, name, b in sorted(groups, key=lambda g: (g[3] or 0, g[:3])))
+        if chosen:
+            raise ValueError(f"{source} holds several partition sets ({listed}); choose one with "
+                             f"dataset.bins and/or dataset.stem")
+        raise ValueError(f"{source}: no partition set matches dataset.stem={stem!r}, dataset.bins={bins!r}; "
+                         f"found: {listed}")
     key = chosen[0]
     files = groups[key]
     where = (lambda name: f"{source} member {name}") if archive else (lambda name: str(source / name))
