@@ -124,9 +124,24 @@ def test_ranks_inferred_from_the_first_partition_and_checked_in_the_others(tmp_p
     data = PartitionFolder(folder)
     assert data.n_ranks == 3
     with pytest.raises(ValueError, match=r"test_auto\.data\.2, line 4: label '4' is not an integer rank in "
-                                         r"1\.\.3: .*largest label of the first partition; set dataset\.bins"):
+                                         r"1\.\.3: .*largest label of the first partition"):
         data.split(2)
-    assert PartitionFolder(folder, bins=4).split(2)[3].max() == 4
+    assert PartitionFolder(folder, bins=3).n_ranks == 3
+    with pytest.raises(ValueError, match=r"dataset\.bins=10, but the labels of the first partition .* run up "
+                                         r"to 3: set dataset\.bins=null"):
+        PartitionFolder(folder, bins=10)
+
+
+def test_an_experiments_bins_cannot_silently_set_the_ranks(tmp_path):
+    """svor_benchmark sets dataset.bins: 10 and dataset.name: pyrim; dataset=partitions inherits them."""
+    from ordrank.app import build
+
+    folder = orca_folder(tmp_path, n=2)
+    overrides = ["+experiment=svor_benchmark_quick", "dataset=partitions", f"dataset.path={folder}"]
+    with pytest.raises(ValueError, match=r"dataset\.bins=10, but the labels .* run up to 3"):
+        build(make_cfg(overrides))
+    parts = build(make_cfg([*overrides, "dataset.bins=null", "dataset.name=auto"]))
+    assert parts["dataset"].n_ranks == 3
 
 
 def test_numbering_with_a_gap_and_a_folder_without_partitions(tmp_path):

@@ -9,7 +9,7 @@ the archive (tar of any compression, or zip) for the partition files of one of t
 where ``<stem>`` is any name (``auto.data``, ``diabetes.data.ord``; it need not be the folder's) and
 ``<i>`` numbers the partitions 0..n-1 or 1..n, any n, without gaps. Other files are ignored. Each file
 is a table of whitespace-separated numbers whose last column is the rank 1..k, k ≥ 2: k = B in Chu's
-layout, else ``bins`` when given, else the largest label of the first partition (train and test).
+layout, else the largest label of the first partition (train and test; ``bins``, when given, must agree).
 Partitions are numbered 0..n-1 here, whatever the files' numbering.
 
 Checked, each error naming the file (and the archive member) and line: every train file has its test
@@ -173,7 +173,9 @@ class PartitionFolder:
         Data directory (see :func:`~ordrank.datasets.ratings.resolve_data_dir`).
     bins : int, optional
         Number of ranks k ≥ 2 (labels 1..k). None: Chu's B from the file names, else the largest label of
-        the first partition. In Chu's layout it also chooses between ``<B>bins`` sets.
+        the first partition. In Chu's layout it chooses between ``<B>bins`` sets; in ORCA's it must equal
+        that largest label (an error otherwise, so that an experiment's ``dataset.bins: 10`` cannot
+        silently claim 10 ranks for 3-rank files).
     stem : str, optional
         The files' ``<stem>``, when the folder holds several sets.
     """
@@ -196,14 +198,19 @@ class PartitionFolder:
                                     f"{' or '.join(map(str, candidates))} (dataset.path; a relative path is "
                                     f"taken under the data directory `data_dir` / ORDRANK_DATA, then the current one)")
         self.found = find_partitions(self.source, self.bins, self.stem)
-        self._ranks = self.bins or self.found.bins
-        if self._ranks is None:
+        self._ranks = self.found.bins or self.bins
+        if self.found.bins is None:  # ORCA's layout: the first partition's labels say how many ranks
             texts = self.found.read(self.found.files[0])
-            labels = [_parse(texts[name], self.found.where(name), None)[1] for name in self.found.files[0]]
-            self._ranks = int(max(y.max(initial=1) for y in labels))
-            if self._ranks < 2:
-                raise ValueError(f"{self.found.where(self.found.files[0][0])}: every label of the first partition "
-                                 "is 1; ordinal labels must take at least 2 ranks (or set dataset.bins)")
+            labels = [_parse(texts[name], self.found.where(name), self.bins)[1] for name in self.found.files[0]]
+            top, where = int(max(y.max(initial=1) for y in labels)), self.found.where(self.found.files[0][0])
+            if top < 2:
+                raise ValueError(f"{where}: every label of the first partition is 1; ordinal labels must take "
+                                 "at least 2 ranks")
+            if self.bins is not None and top != self.bins:  # e.g. an experiment's dataset.bins=10 on 3 ranks
+                raise ValueError(f"dataset.bins={self.bins}, but the labels of the first partition ({where} and "
+                                 f"its test file) run up to {top}: set dataset.bins=null to take the number "
+                                 f"of ranks from the data, or to {top}")
+            self._ranks = top
 
     @property
     def n_splits(self) -> int:
@@ -230,7 +237,7 @@ class PartitionFolder:
             try:
                 yield read_partition(self.found, texts, i, self._ranks)
             except ValueError as error:
-                if self.bins is None and self.found.bins is None and "is not an integer rank" in str(error):
-                    raise ValueError(f"{error} (k = {self._ranks}, the largest label of the first partition; "
-                                     "set dataset.bins for more ranks)") from None
+                if self.found.bins is None and "is not an integer rank" in str(error):
+                    raise ValueError(f"{error} (k = {self._ranks}, the largest label of the first partition: "
+                                     "every partition must use the same ranks)") from None
                 raise
