@@ -1,7 +1,6 @@
 """Any partitioned folder or archive (ordrank.datasets.partition_folder): found without registration in
 ORCA's matlab/ layout and Wei Chu's layout, odd stems, any partition count and rank count; bad files
 named with their line; constant training columns dropped; end to end through ordrank.app.run and run.py."""
-import io
 import os
 import re
 import subprocess

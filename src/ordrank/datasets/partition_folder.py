@@ -38,7 +38,6 @@ from ordrank.datasets.ratings import resolve_data_dir
 
 CHU_NAME = re.compile(r"(?P<stem>.+)_(?P<kind>train|test)_(?P<bins>\d+)\.(?P<k>\d+)")
 ORCA_NAME = re.compile(r"(?P<kind>train|test)_(?P<stem>.+)\.(?P<k>\d+)")
-KINDS = ("train", "test")
 
 
 @dataclass(frozen=True)
