@@ -11,9 +11,11 @@ import zipfile
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ordrank.app import run
-from ordrank.datasets.partition_folder import PartitionFolder, find_partitions
+from ordrank.datasets.partition_folder import PartitionFolder, drop_constant, find_partitions
 from ordrank.datasets.partitions import BenchmarkData
 
 from conftest import REPO, make_cfg, write
@@ -201,3 +203,19 @@ def test_end_to_end_through_run_py_on_a_chu_archive(tmp_path):
     bad = subprocess.run([*cmd[:2], "dataset=partitions", f"dataset.path={tmp_path / 'nowhere'}", *TINY],
                          cwd=REPO, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
     assert bad.returncode == 2 and "partition folder or archive not found" in bad.stderr
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(2, 8), st.integers(1, 6), st.data())
+def test_drop_constant_keeps_exactly_the_varying_training_columns(n, d, data):
+    X_train = np.array(data.draw(st.lists(st.lists(st.sampled_from([0.0, 1.0, -2.5]), min_size=d, max_size=d),
+                                          min_size=n, max_size=n)))
+    X_test = X_train[::-1] + 1.0
+    varying = np.ptp(X_train, axis=0) > 0
+    if not varying.any():
+        with pytest.raises(ValueError, match="every input column is constant"):
+            drop_constant(X_train, X_test, "here")
+        return
+    kept_train, kept_test = drop_constant(X_train, X_test, "here")
+    np.testing.assert_array_equal(kept_train, X_train[:, varying])
+    np.testing.assert_array_equal(kept_test, X_test[:, varying])
