@@ -96,7 +96,7 @@ def tie_groups(values) -> np.ndarray:
     """
     values = np.atleast_2d(np.asarray(values, dtype=np.float64))
     if values.ndim != 2:
-        raise ValueError(f"expected an N × k array of values, got shape {values.shape}")
+        raise ValueError(f"rank_rows: expected an N × k array of values, got shape {values.shape}")
     missing = np.isnan(values)
     filled = np.where(missing, np.inf, values)
     order = np.argsort(filled, axis=1, kind="stable")
@@ -129,10 +129,15 @@ def friedman(values) -> dict:
     the algorithms alike (χ²_F = N(k − 1)).
     """
     values = np.atleast_2d(np.asarray(values, dtype=np.float64))
+    if values.ndim != 2:
+        raise ValueError(f"friedman: expected an N × k array (benchmarks × algorithms), got shape {values.shape}")
     n, k = values.shape
-    if np.isnan(values).any() or k < 3 or n < 2:
-        raise ValueError(f"Friedman's test needs ≥ 3 algorithms on ≥ 2 benchmarks without missing values; "
-                         f"got {n} × {k}{' with NaN' if np.isnan(values).any() else ''}")
+    if k < 3 or n < 2:
+        raise ValueError(f"friedman: needs ≥ 3 algorithms on ≥ 2 benchmarks; got {n} benchmarks × {k} algorithms")
+    if np.isnan(values).any():
+        i, j = np.argwhere(np.isnan(values))[0]
+        raise ValueError(f"friedman: benchmark {i}, algorithm {j} has no value (NaN); rank only "
+                         "algorithms with results on every benchmark")
     groups = tie_groups(values)
     if (groups == 0).all():  # every benchmark a complete tie: nothing to test
         chi2, p = 0.0, 1.0
@@ -156,7 +161,7 @@ def nemenyi_q(k: int, alpha: float = 0.05) -> float:
     """q_α of the Nemenyi test: the studentized range's 1 − α quantile for k groups and infinite df,
     divided by √2 (Demšar 2006, Table 5(a): 1.960, 2.343, 2.569, … for k = 2, 3, 4)."""
     if k < 2 or not 0 < alpha < 1:
-        raise ValueError(f"the Nemenyi test needs k ≥ 2 algorithms and 0 < α < 1; got k = {k}, α = {alpha}")
+        raise ValueError(f"nemenyi_q: needs k ≥ 2 algorithms and 0 < α < 1; got k = {k}, α = {alpha}")
     return float(stats.studentized_range.ppf(1 - alpha, k, np.inf) / math.sqrt(2))
 
 
@@ -164,13 +169,15 @@ def nemenyi_cd(k: int, n: int, alpha: float = 0.05) -> float:
     """Nemenyi's critical difference CD = q_α √(k(k + 1)/(6N)): two of k algorithms ranked over N
     benchmarks differ significantly when their average ranks differ by at least CD."""
     if n < 1:
-        raise ValueError(f"the Nemenyi test needs N ≥ 1 benchmarks; got {n}")
+        raise ValueError(f"nemenyi_cd: needs N ≥ 1 benchmarks; got N = {n}")
     return nemenyi_q(k, alpha) * math.sqrt(k * (k + 1) / (6 * n))
 
 
 def cd_groups(average_ranks: dict, cd: float) -> list[list[str]]:
     """The maximal groups of algorithms, consecutive by average rank, whose ranks span less than ``cd``
     (not significantly different by Nemenyi's test); singletons are left out. Lowest ranks first."""
+    if not (np.isfinite(cd) and cd > 0):
+        raise ValueError(f"cd_groups: the critical difference must be a positive number; got {cd}")
     names = sorted(average_ranks, key=lambda a: (average_ranks[a], a))
     r = np.array([average_ranks[a] for a in names], dtype=np.float64)
     last = np.searchsorted(r, r + cd, side="left") - 1  # the last j with r_j − r_i < cd

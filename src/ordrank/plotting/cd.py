@@ -34,7 +34,7 @@ def cd_diagram(ranks: dict, cd: float, ax=None, title: str = ""):
         return ax
     names = sorted(ranks, key=lambda a: (ranks[a], a))
     k = len(names)
-    groups = cd_groups(ranks, cd)
+    groups = cd_groups(ranks, cd) if np.isfinite(cd) else []
     half = (k + 1) // 2
     low, high = 1, max(k, int(np.ceil(max(ranks.values()))))
     ax.set_xlim(low - 0.5 - 0.25 * k, high + 0.5 + 0.25 * k)
@@ -69,7 +69,7 @@ def cd_diagram(ranks: dict, cd: float, ax=None, title: str = ""):
 
 def _depth(ranks: dict, cd: float) -> float:
     """How far below the axis a diagram reaches (axis units): its group bars, then half the names."""
-    groups = cd_groups(ranks, cd) if ranks else []
+    groups = cd_groups(ranks, cd) if ranks and np.isfinite(cd) else []
     return 0.6 + 0.45 * len(groups) + 0.45 * ((len(ranks) + 1) // 2)
 
 
