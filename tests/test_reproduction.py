@@ -44,7 +44,8 @@ def test_eachmovie_experiments_reproduce_committed_tables(tmp_path, shared_data_
 def test_benchmark_report_is_what_the_committed_table_gives(tmp_path):
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("report_svor", REPO / "experiments" / "report_svor_benchmark.py")
+    path = REPO / "experiments" / "report_svor_benchmark.py"
+    spec = importlib.util.spec_from_file_location("report_svor", path)
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     committed = REPO / "results" / "svor_benchmark"

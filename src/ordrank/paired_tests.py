@@ -130,10 +130,12 @@ def friedman(values) -> dict:
     """
     values = np.atleast_2d(np.asarray(values, dtype=np.float64))
     if values.ndim != 2:
-        raise ValueError(f"friedman: expected an N × k array (benchmarks × algorithms), got shape {values.shape}")
+        raise ValueError(f"friedman: expected an N × k array (benchmarks × algorithms), "
+                         f"got shape {values.shape}")
     n, k = values.shape
     if k < 3 or n < 2:
-        raise ValueError(f"friedman: needs ≥ 3 algorithms on ≥ 2 benchmarks; got {n} benchmarks × {k} algorithms")
+        raise ValueError(f"friedman: needs ≥ 3 algorithms on ≥ 2 benchmarks; "
+                         f"got {n} benchmarks × {k} algorithms")
     if np.isnan(values).any():
         i, j = np.argwhere(np.isnan(values))[0]
         raise ValueError(f"friedman: benchmark {i}, algorithm {j} has no value (NaN); rank only "

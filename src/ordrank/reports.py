@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ordrank.paired_tests import (cd_groups, exact_differences, friedman as friedman_test, holm, mean_and_sign,
-                                  nemenyi_cd, over_benchmarks, rank_rows, wilcoxon_pvalue)
+from ordrank.paired_tests import (cd_groups, exact_differences, friedman as friedman_test, holm,
+                                  mean_and_sign, nemenyi_cd, over_benchmarks, rank_rows, wilcoxon_pvalue)
 from ordrank.report_spec import ReportSpec, spec_for as _spec  # noqa: F401 (ReportSpec: re-exported)
 from ordrank.results import atomic_path, write_table
 
@@ -288,7 +288,8 @@ def _rank_rows(table, metric, spec, columns, width) -> list[str]:
     lines = []
     for among, (ranks, _) in _rankings(table, metric, spec):
         by_name = dict(zip(ranks["algorithm"], ranks["average_rank"]))
-        label = f"average rank ({among.removeprefix('among ').removeprefix('the ')})" if among else "average rank"
+        whose = among.removeprefix("among ").removeprefix("the ")
+        label = f"average rank ({whose})" if among else "average rank"
         lines.append(f"| {label} | " + "| " * (width - 1) + " | ".join(
             f"{by_name[a]:.2f}" if a in by_name else "–" for a in columns) + " |")
     return lines
