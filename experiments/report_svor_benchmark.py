@@ -2,9 +2,13 @@
 
     python experiments/report_svor_benchmark.py [--table results/svor_benchmark/benchmark.parquet]
         [--out results/svor_benchmark] [--figure figures/svor_benchmark_scatter.png] [--bins 10]
+        [--cd-figure figures/svor_benchmark_cd.png]
 
-The report (report.md and CSVs) covers every bins value; the figure shows the benchmarks with
-``--bins`` ranks (0: all; default: the README table's rows). Reads only the results table; never
+The report (report.md and CSVs) covers every bins value, with Demšar's rank statistics (Friedman,
+Iman–Davenport, Nemenyi's CD; ranks among ordrank's methods and among all rows) and the paired
+Wilcoxon tests with Holm's adjustment; the scatter shows the benchmarks with ``--bins`` ranks (0: all;
+default: the README table's rows); the critical-difference diagram (``--cd-figure``, default beside
+the scatter) ranks ordrank's methods (the config's ``report.methods``) over every benchmark. Reads only the results table; never
 trains anything. What the report shows (block keys, Wilcoxon reference, column order) is the
 ``report:`` section of the table's experiment config, ``conf/experiment/<experiment>.yaml``,
 composed by Hydra (``ordrank.reports.ReportSpec.for_experiment``); ``--reference`` overrides it.
@@ -14,11 +18,25 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ordrank.plotting.cd import benchmark_cd_figure
 from ordrank.plotting.scatter import benchmark_scatter_figure
-from ordrank.reports import ReportSpec, write_report
+from ordrank.reports import ReportSpec, rank_statistics_markdown, write_report
 from ordrank.results import read_table
 
 REPO = Path(__file__).resolve().parents[1]
+CD_FIGURE = "svor_benchmark_cd.png"
+
+
+def write(table, out, reference=None):
+    """report.md and its CSVs, as this script writes them."""
+    spec = ReportSpec.of_table(table, REPO / "conf")
+    return write_report(table, out, reference=reference, spec=spec, paired=True, statistics=True)
+
+
+def statistics_markdown(table) -> str:
+    """The README block: Demšar's rank statistics of the MAE (every benchmark of the table)."""
+    spec = ReportSpec.of_table(table, REPO / "conf")
+    return rank_statistics_markdown(table, "mae", spec)
 
 
 def main(argv=None):
@@ -28,12 +46,14 @@ def main(argv=None):
     parser.add_argument("--figure", default="figures/svor_benchmark_scatter.png", type=Path)
     parser.add_argument("--bins", default=None, type=int,
                         help="ranks shown in the figure (0: all; default: report.readme_where of the config)")
+    parser.add_argument("--cd-figure", default=None, type=Path,
+                        help=f"critical-difference diagram (default: {CD_FIGURE} beside --figure)")
     parser.add_argument("--reference", default=None,
                         help="algorithm the Wilcoxon tests compare to (default: report.reference of the config)")
     args = parser.parse_args(argv)
     table = read_table(args.table)
     spec = ReportSpec.of_table(table, REPO / "conf")
-    report = write_report(table, args.out, reference=args.reference, spec=spec)
+    report = write(table, args.out, reference=args.reference)
     print(f"wrote {report} and its CSVs in {args.out}")
     where = spec.readme_where if args.bins is None else {} if args.bins == 0 else {"bins": args.bins}
     shown = table
@@ -43,6 +63,9 @@ def main(argv=None):
         print(f"note: no rows with {where}; the figure panels will be empty")
     benchmark_scatter_figure(shown, None, args.figure)
     print(f"wrote {args.figure}")
+    cd_figure = args.cd_figure or args.figure.parent / CD_FIGURE
+    benchmark_cd_figure(table, cd_figure, among=spec.methods, spec=spec, label="among ordrank's methods")
+    print(f"wrote {cd_figure}")
 
 
 if __name__ == "__main__":

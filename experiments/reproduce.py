@@ -173,6 +173,7 @@ def readme_tables(out: Path, quick: bool) -> dict[str, str]:
         "prank_eachmovie": online_comparison_markdown(
             [(label, read_table(results / path)) for label, path in eachmovie]),
         "svor_benchmark": benchmark_readme_markdown(benchmark, spec=ReportSpec.of_table(benchmark, REPO / "conf")),
+        "svor_benchmark_statistics": load_script("report_svor_benchmark.py").statistics_markdown(benchmark),
         "boost_benchmark": load_script("report_boost_benchmark.py").markdown(read_table(boost_table(out, quick))),
         **letor_readme_tables(read_table(letor_table(out, quick))),
     }

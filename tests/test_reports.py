@@ -96,8 +96,12 @@ def test_bold_best_and_marker(table):
         assert not cells[2].endswith("†") and not cells[6].endswith("†")  # reference, identical peer
     assert "(1 failed)" in next(l for l in lines if l.startswith("| pyrim |"))
     assert next(l for l in lines if l.startswith("| housing |")).split("|")[6].strip() == "–"
-    assert any(l.startswith("| average rank |") for l in lines)
-    assert "Friedman test: chi2(3)" in text and "Left out (results missing on some benchmark): MC-SVM" in text
+    assert any(l.startswith("| average rank (all algorithms) |") for l in lines)
+    methods_row = next(l for l in lines if l.startswith("| average rank (methods) |"))
+    assert methods_row.split("|")[-2].strip() == "–"  # skordinal-SVORIM, a peer, is not ranked there
+    assert "Friedman test among all algorithms: chi2(3)" in text and "Iman–Davenport F(3, 6)" in text
+    assert "Left out (results missing on some benchmark): MC-SVM" in text
+    assert "Friedman test among the methods: chi2(2)" in text  # 4 methods, MC-SVM left out
 
 
 def test_average_ranks_and_friedman_against_scipy(table):

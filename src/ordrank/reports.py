@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ordrank.paired_tests import exact_differences, holm, mean_and_sign, over_benchmarks, wilcoxon_pvalue
+from ordrank.paired_tests import (cd_groups, exact_differences, friedman as friedman_test, holm,
+                                  mean_and_sign, nemenyi_cd, over_benchmarks, rank_rows, wilcoxon_pvalue)
 from ordrank.report_spec import ReportSpec, spec_for as _spec  # noqa: F401 (ReportSpec: re-exported)
 from ordrank.results import atomic_path, write_table
 
@@ -100,54 +101,74 @@ def paired_wilcoxon(table: pd.DataFrame, metric: str, reference: str | None = No
     return out
 
 
-def average_ranks(table: pd.DataFrame, metric: str, spec: ReportSpec | None = None):
-    """Average ranks over benchmarks and the Friedman test; returns ``(ranks, friedman)``.
+def average_ranks(table: pd.DataFrame, metric: str, spec: ReportSpec | None = None, among=None):
+    """Average ranks over benchmarks with Friedman's and Iman–Davenport's tests; ``(ranks, friedman)``.
 
-    In each benchmark (one value of the spec's block, e.g. (dataset, bins)) the algorithms with a
-    mean are ranked by it, 1 = lowest,
-    ties sharing the average of their ranks. ``ranks`` holds per algorithm the mean of its ranks
-    over the benchmarks where it has results (``n_datasets``); averages are comparable only between
-    algorithms present everywhere (``in_friedman``).
+    In each benchmark (one value of the spec's block, e.g. (dataset, bins)) the algorithms of
+    ``among`` (default: all) with a mean are ranked by it, 1 = lowest, ties (equal means up to float
+    noise: :func:`ordrank.paired_tests.rank_rows`) sharing the average of their ranks. ``ranks`` holds
+    per algorithm the mean of its ranks over the benchmarks where it has results (``n_datasets``);
+    averages are comparable only between algorithms present everywhere (``in_friedman``). Ranks
+    among a subset differ from ranks among all: a peer that duplicates a method pushes others down.
 
     Friedman's test asks whether all k algorithms are equally good: with R_j the average rank of
     algorithm j over N benchmarks, χ² = 12N/(k(k+1)) Σ_j (R_j − (k+1)/2)², corrected for ties and
-    referred to χ² with k − 1 degrees of freedom (scipy.stats.friedmanchisquare). It needs the same
-    algorithms on every benchmark, so algorithms missing somewhere are left out (listed in
-    ``friedman["left_out"]``), and it is not applicable with fewer than 3 algorithms or 2 benchmarks.
+    referred to χ² with k − 1 degrees of freedom; Iman–Davenport's F_F = (N−1)χ²/(N(k−1) − χ²) is
+    referred to F(k − 1, (k − 1)(N − 1)); Nemenyi's critical difference ``cd`` = q_α √(k(k+1)/(6N))
+    at α = ALPHA (:mod:`ordrank.paired_tests`). They need the same algorithms on every benchmark, so
+    algorithms missing somewhere are left out (``friedman["left_out"]``), and are not applicable
+    with fewer than 3 algorithms or 2 benchmarks.
     Note the benchmarks of one data set with different bins are not independent.
     """
     spec = _spec(table, spec)
     block = list(spec.block)
     means = summary(table, metric, spec).dropna(subset=["mean"])
-    means["rank"] = means.groupby(block, sort=True)["mean"].transform(
-        lambda m: stats.rankdata(m.to_numpy(), method="average"))
+    if among is not None:
+        means = means[means["algorithm"].isin(list(among))]
     wide = means.pivot_table(index=block, columns="algorithm", values="mean", aggfunc="first")
+    long = pd.DataFrame(rank_rows(wide.to_numpy()), index=wide.index, columns=wide.columns)
+    long = long.stack().rename("rank").reset_index()
     complete = sorted(wide.columns[wide.notna().all()].tolist())
     left_out = sorted(set(wide.columns) - set(complete))
-    ranks = means.groupby("algorithm", sort=True).agg(
+    ranks = long.groupby("algorithm", sort=True).agg(
         average_rank=("rank", "mean"), n_datasets=("rank", "count")).reset_index()
     ranks["n_datasets"] = ranks["n_datasets"].astype(int)
     ranks["in_friedman"] = ranks["algorithm"].isin(complete)
     ranks = ranks.sort_values(["average_rank", "algorithm"], kind="stable", ignore_index=True)
-    friedman = {"statistic": np.nan, "pvalue": np.nan, "algorithms": complete,
-                "left_out": left_out, "n_datasets": len(wide)}
+    friedman = {"statistic": np.nan, "pvalue": np.nan, "F": np.nan, "F_pvalue": np.nan, "cd": np.nan,
+                "k": len(complete), "algorithms": complete, "left_out": left_out, "n_datasets": len(wide),
+                "ranks": {}}
     if len(complete) < 3 or len(wide) < 2:
         friedman["note"] = (f"not applicable ({len(complete)} algorithms with results on every one "
                             f"of {len(wide)} benchmarks; needs at least 3 algorithms and 2 benchmarks)")
-    else:
-        columns = [wide[name].to_numpy() for name in complete]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            result = stats.friedmanchisquare(*columns)
-        friedman["statistic"], friedman["pvalue"] = float(result.statistic), float(result.pvalue)
-        friedman["note"] = (f"chi2({len(complete) - 1}) = {result.statistic:.3f}, "
-                            f"p = {result.pvalue:.3g}, over {len(complete)} algorithms "
-                            f"and {len(wide)} benchmarks")
+        return ranks, friedman
+    values = wide[complete].to_numpy()
+    result = friedman_test(values)
+    friedman.update(statistic=result["chi2"], pvalue=result["pvalue"], F=result["F"],
+                    F_pvalue=result["F_pvalue"], cd=nemenyi_cd(len(complete), len(wide), ALPHA),
+                    ranks=dict(zip(complete, rank_rows(values).mean(axis=0))))
+    friedman["note"] = (f"chi2({len(complete) - 1}) = {result['chi2']:.3f}, p = {result['pvalue']:.3g}; "
+                        f"Iman–Davenport F({result['df1']}, {result['df2']}) = {result['F']:.3f}, "
+                        f"p = {result['F_pvalue']:.3g}; over {len(complete)} algorithms and "
+                        f"{len(wide)} benchmarks; Nemenyi CD (α = {ALPHA}) = {friedman['cd']:.3f}")
     return ranks, friedman
 
 
-def friedman_line(friedman: dict) -> str:
-    """One markdown sentence for the Friedman result of ``average_ranks``."""
-    line = f"Friedman test: {friedman['note']}."
+def rank_table(table: pd.DataFrame, metric: str, spec: ReportSpec | None = None) -> pd.DataFrame:
+    """``average_ranks``'s table among all algorithms, with ``average_rank_methods`` (the ranks among
+    the spec's methods; NaN for the others) when the spec names peers."""
+    spec = _spec(table, spec)
+    rankings = _rankings(table, metric, spec)
+    ranks = rankings[0][1][0]
+    if len(rankings) > 1:
+        methods = rankings[1][1][0].set_index("algorithm")["average_rank"]
+        ranks.insert(2, "average_rank_methods", ranks["algorithm"].map(methods).astype(float))
+    return ranks
+
+
+def friedman_line(friedman: dict, among: str = "") -> str:
+    """One markdown sentence for the Friedman result of ``average_ranks`` (``among``: whose ranks)."""
+    line = f"Friedman test{' ' + among if among else ''}: {friedman['note']}."
     if friedman["left_out"]:
         line += f" Left out (results missing on some benchmark): {', '.join(friedman['left_out'])}."
     return line
@@ -242,14 +263,83 @@ def markdown_table(table: pd.DataFrame, metric: str, reference: str | None = Non
                 text += "†" if (*key, algorithm) in significant else ""
             row.append(text + (f" ({int(failed)} failed)" if failed else ""))
         lines.append("| " + " | ".join(map(str, key)) + " | " + " | ".join(row) + " |")
-    ranks, friedman = average_ranks(table, metric, spec)
-    by_name = dict(zip(ranks["algorithm"], ranks["average_rank"]))
-    lines.append("| average rank | " + "| " * (width - 1) + " | ".join(
-        f"{by_name[a]:.2f}" if a in by_name else "–" for a in columns) + " |")
+    lines += _rank_rows(table, metric, spec, columns, width)
     legend = (f"Mean ± 1 standard error over partitions; **bold**: lowest mean of the row; "
               f"†: differs from {reference} at p < {ALPHA} (two-sided Wilcoxon signed-rank test "
-              f"on paired partitions); average rank: 1 = best, over the benchmarks where present.")
-    return "\n".join(lines) + "\n\n" + legend + "\n\n" + friedman_line(friedman) + "\n"
+              f"on paired partitions, before Holm's adjustment); average rank: 1 = best, over the "
+              f"benchmarks where present.")
+    friedman = "\n\n".join(friedman_line(f, among) for among, (_, f) in _rankings(table, metric, spec))
+    return "\n".join(lines) + "\n\n" + legend + "\n\n" + friedman + "\n"
+
+
+def _rankings(table: pd.DataFrame, metric: str, spec: ReportSpec) -> list:
+    """[(whose ranks, average_ranks(...))]: among all algorithms, and among the spec's methods when
+    it names peers too (a peer duplicating a method shifts the ranks among all)."""
+    out = [("among all algorithms" if spec.peers else "", average_ranks(table, metric, spec))]
+    present = set(table.loc[table["metric"] == metric, "algorithm"])
+    methods = [a for a in spec.methods if a in present]
+    if spec.peers and len(methods) < len(present):
+        out.append(("among the methods", average_ranks(table, metric, spec, among=methods)))
+    return out
+
+
+def _rank_rows(table, metric, spec, columns, width) -> list[str]:
+    """The markdown table's average-rank rows: among all algorithms, then among the methods."""
+    lines = []
+    for among, (ranks, _) in _rankings(table, metric, spec):
+        by_name = dict(zip(ranks["algorithm"], ranks["average_rank"]))
+        whose = among.removeprefix("among ").removeprefix("the ")
+        label = f"average rank ({whose})" if among else "average rank"
+        lines.append(f"| {label} | " + "| " * (width - 1) + " | ".join(
+            f"{by_name[a]:.2f}" if a in by_name else "–" for a in columns) + " |")
+    return lines
+
+
+def rank_statistics_markdown(table: pd.DataFrame, metric: str, spec: ReportSpec | None = None) -> str:
+    """Markdown: Demšar's (2006) statistics of one metric, ranked among all algorithms and among the
+    spec's methods: Friedman's χ², Iman–Davenport's F, Nemenyi's CD and the groups it leaves
+    undistinguished, the average ranks both ways, and how many paired Wilcoxon tests against the
+    reference reach p < ALPHA before and after Holm's adjustment."""
+    spec = _spec(table, spec)
+    rankings = _rankings(table, metric, spec)
+    lines = ["| ranked | k | N | Friedman χ² (df) | p | Iman–Davenport F (df) | p | "
+             f"Nemenyi CD (α = {ALPHA}) |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for among, (_, f) in rankings:
+        if np.isnan(f["statistic"]):
+            lines.append(f"| {among or 'all'} | {f['k']} | {f['n_datasets']} | – | – | – | – | – |")
+            continue
+        df2 = (f["k"] - 1) * (f["n_datasets"] - 1)
+        lines.append(f"| {among or 'all'} | {f['k']} | {f['n_datasets']} | {f['statistic']:.2f} "
+                     f"({f['k'] - 1}) | {f['pvalue']:.2g} | {f['F']:.2f} ({f['k'] - 1}, {df2}) | "
+                     f"{f['F_pvalue']:.2g} | {f['cd']:.2f} |")
+    parts = ["\n".join(lines)]
+    names = [among or "all" for among, _ in rankings]
+    by = [f["ranks"] for _, (_, f) in rankings]
+    order = sorted(by[0], key=lambda a: (by[-1].get(a, np.inf), by[0][a], a))
+    if by[0]:
+        rows = ["| algorithm | " + " | ".join(f"average rank ({n})" for n in reversed(names)) + " |",
+                "|---|" + "---:|" * len(names)]
+        rows += [f"| {a} | " + " | ".join(f"{r[a]:.2f}" if a in r else "–" for r in reversed(by)) + " |"
+                 for a in order]
+        parts.append("\n".join(rows))
+    for among, (_, f) in rankings:
+        if f["ranks"]:
+            groups = cd_groups(f["ranks"], f["cd"])
+            text = "; ".join("{" + ", ".join(g) + "}" for g in groups) or "none"
+            parts.append(f"Groups not significantly different by Nemenyi's test ({among or 'all'}; "
+                         f"average ranks within CD = {f['cd']:.2f}): {text}.")
+    tests = paired_wilcoxon(table, metric, spec=spec).dropna(subset=["pvalue"])
+    raw, family = int((tests["pvalue"] < ALPHA).sum()), holm(tests["pvalue"].to_numpy())
+    decided = tests["sign"].isin(["better", "worse"])
+    survive = (tests["pvalue_holm"] < ALPHA) & decided
+    better = int((survive & (tests["sign"] == "better")).sum())
+    parts.append(f"Paired Wilcoxon tests against {spec.reference}: {raw} of {len(tests)} at p < {ALPHA}; "
+                 f"{int(survive.sum())} after Holm's adjustment over each algorithm's benchmarks "
+                 f"({better} better, {int(survive.sum()) - better} worse), "
+                 f"{int(((family < ALPHA) & decided).sum())} after Holm's adjustment over all "
+                 f"{len(tests)}. Signs come from the exact paired differences (float noise of equal "
+                 f"errors is a tie).")
+    return "\n\n".join(parts) + "\n"
 
 
 def time_table(table: pd.DataFrame) -> pd.DataFrame:
@@ -293,12 +383,14 @@ def write_text(text: str, path: Path) -> Path:
 
 def write_report(table: pd.DataFrame, out_dir, reference: str | None = None, order=None,
                  spec: ReportSpec | None = None, title: str = "Batch ordinal-regression benchmark",
-                 script: str = "experiments/report_svor_benchmark.py", paired: bool = False) -> Path:
+                 script: str = "experiments/report_svor_benchmark.py", paired: bool = False,
+                 statistics: bool = False) -> Path:
     """Write report.md and the summary, Wilcoxon, rank and time CSVs under ``out_dir``.
 
     ``spec`` defaults to the ``report:`` section of the table's experiment config; ``reference``
     and ``order`` override its reference and column order. ``title`` and ``script`` head report.md;
-    ``paired`` adds, per metric, the paired tests with Holm's adjustment (:func:`paired_markdown`).
+    ``paired`` adds, per metric, the paired tests with Holm's adjustment (:func:`paired_markdown`);
+    ``statistics`` Demšar's rank statistics (:func:`rank_statistics_markdown`).
     """
     spec = _spec(table, spec, reference=reference)
     order = spec.order if order is None else order
@@ -322,12 +414,15 @@ def write_report(table: pd.DataFrame, out_dir, reference: str | None = None, ord
             parts.append("No results for this metric.")
         else:
             parts.append(markdown_table(table, metric, order=order, spec=spec).rstrip("\n"))
+            if statistics:
+                parts += ["", "### Rank statistics (Demšar 2006)", "",
+                          rank_statistics_markdown(table, metric, spec).rstrip("\n")]
             if paired:
                 parts += ["", f"### Paired tests against {spec.reference}", "",
                           paired_markdown(table, metric, order, spec=spec).rstrip("\n")]
         write_table(fixed(summary(table, metric, spec)), out_dir / f"summary_{metric}.csv")
         write_table(fixed(paired_wilcoxon(table, metric, spec=spec)), out_dir / f"wilcoxon_{metric}.csv")
-        write_table(fixed(average_ranks(table, metric, spec)[0]), out_dir / f"ranks_{metric}.csv")
+        write_table(fixed(rank_table(table, metric, spec)), out_dir / f"ranks_{metric}.csv")
     times = time_table(table)
     over = " and ".join([*(k for k in spec.block if k != "dataset"), "partitions"])
     parts += ["", "## Training time (seconds)", "",
