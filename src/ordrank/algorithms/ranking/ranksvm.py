@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import clarabel
 import numpy as np
@@ -13,7 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from threadpoolctl import threadpool_limits
 
 from ordrank.algorithms.ranking._base import RankingEstimator
-from ordrank.algorithms.ranking._pairwise import MarginSweep, dense_ranks
+from ordrank.algorithms.ranking._pairwise import MarginSweep, dense_ranks, margin_counts
 from ordrank.queries import count_pairs, preference_pairs, query_index, query_offsets
 
 
@@ -116,6 +117,11 @@ class RankSVM(RankingEstimator):
         return self._kernel(X, self.X_fit_) @ self.dual_coef_
 
 
+class _Counts(NamedTuple):
+    lower_count: np.ndarray
+    upper_count: np.ndarray
+
+
 class _Problem:
     """The primal objective of a linear RankSVM, by sweeps over sorted scores."""
 
@@ -130,6 +136,8 @@ class _Problem:
         self.starts = np.unique(offsets[np.clip(wanted, 0, len(offsets) - 1)])[:-1]
 
     def sweep(self, s):
+        if not self.squared:  # the hinge needs the counts only
+            return _Counts(*margin_counts(s, 1.0, self.ranks, self.n_levels, self.qindex))
         return MarginSweep(s, 1.0, self.ranks, self.n_levels, self.qindex)
 
     def loss(self, s, sweep):
