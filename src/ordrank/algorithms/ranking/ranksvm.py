@@ -26,7 +26,8 @@ class RankSVM(RankingEstimator):
     the seed's slack ξ_ij) or ``max(0, z)²`` (squared hinge). A document is scored ``f(x) = w·x``.
 
     Linear kernel: the primal, never building the pairs. At scores ``s = Xw`` the active pairs
-    (``s_i < s_j + 1``) are counted per query by sorting (:class:`~._pairwise.MarginSweep`): the
+    (``s_i < s_j + 1``) are counted per query by sorting (:class:`~._pairwise.MarginSweep`; the
+    hinge, which needs the counts only, :func:`~._pairwise.margin_counts`): the
     loss is ``Σ_j c_j (s_j + 1) − Σ_i e_i s_i`` with ``c_j``/``e_i`` the active pairs where a row is
     the lower/upper one, its subgradient in w is ``−C Xᵀ(e − c)``, and a squared-hinge Hessian
     product ``v ↦ v + 2C Xᵀ[(c + e)∘u − below(u) − above(u)]``, ``u = Xv`` — each O(n log n log L).
