@@ -10,7 +10,7 @@ from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ordrank.algorithms.ranking import RankSVM
-from ordrank.algorithms.ranking._pairwise import MarginSweep, dense_ranks
+from ordrank.algorithms.ranking._pairwise import MarginSweep, dense_ranks, margin_counts
 from ordrank.queries import preference_pairs, query_index
 
 
@@ -44,6 +44,9 @@ def test_sweep_counts_and_sums_equal_the_explicit_pairs(seed, levels, margin):
     np.testing.assert_allclose(above, np.bincount(i[active], v[j[active]], n), atol=1e-12)
     np.testing.assert_array_equal(sweep.lower_count, np.bincount(j[active], minlength=n))
     np.testing.assert_array_equal(sweep.upper_count, np.bincount(i[active], minlength=n))
+    lower, upper = margin_counts(s, margin, *dense_ranks(y), query_index(qid))
+    np.testing.assert_array_equal(lower, np.bincount(j[active], minlength=n))
+    np.testing.assert_array_equal(upper, np.bincount(i[active], minlength=n))
 
 
 @pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])

@@ -87,6 +87,34 @@ class MarginSweep:
         return below, above
 
 
+def margin_counts(s, margin: float, ranks, n_levels: int, qindex) -> tuple[np.ndarray, np.ndarray]:
+    """``(lower_count, upper_count)`` of :class:`MarginSweep` (no partner sums), by one sort of the
+    same events (query, value, kind) and prefix counts per level: a lower event of rank r counts
+    the upper events of rank > r before it in its query, an upper event of rank r the lower events
+    of rank < r after it. O(n log n + n L); about 1.5x faster than the sweep (hinge loss only)."""
+    s = np.asarray(s, dtype=np.float64)
+    n = len(s)
+    order = np.argsort(np.r_[s + margin, s], kind="stable")  # lower events first among ties
+    order = order[_stable_order(np.r_[qindex, qindex][order])]
+    upper = order >= n
+    element = order - n * upper
+    rank = ranks[element]
+    above = np.zeros((n_levels, 2 * n + 1), dtype=np.int64)  # row r: uppers of rank > r before k
+    below = np.zeros((n_levels, 2 * n + 1), dtype=np.int64)  # row r: lowers of rank < r before k
+    for r in range(n_levels):
+        np.cumsum(upper & (rank > r), out=above[r, 1:])
+        np.cumsum(~upper & (rank < r), out=below[r, 1:])
+    offsets = 2 * np.r_[0, np.cumsum(np.bincount(qindex))]  # each query's first event
+    query = qindex[element]
+    lower_count, upper_count = np.empty(n), np.empty(n)
+    lo, hi = np.flatnonzero(~upper), np.flatnonzero(upper)
+    r = rank[lo]
+    lower_count[element[lo]] = above[r, lo] - above[r, offsets[query[lo]]]
+    r = rank[hi]
+    upper_count[element[hi]] = below[r, offsets[query[hi] + 1]] - below[r, hi + 1]
+    return lower_count, upper_count
+
+
 def _stable_order(keys) -> np.ndarray:
     """A stable argsort of non-negative integer keys (a radix sort when they fit in 16 bits)."""
     if len(keys) and keys.max() < 1 << 16:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import clarabel
 import numpy as np
@@ -10,9 +11,10 @@ from scipy.optimize import minimize
 from sklearn.base import _fit_context
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils._param_validation import Interval, StrOptions
+from threadpoolctl import threadpool_limits
 
 from ordrank.algorithms.ranking._base import RankingEstimator
-from ordrank.algorithms.ranking._pairwise import MarginSweep, dense_ranks
+from ordrank.algorithms.ranking._pairwise import MarginSweep, dense_ranks, margin_counts
 from ordrank.queries import count_pairs, preference_pairs, query_index, query_offsets
 
 
@@ -24,7 +26,8 @@ class RankSVM(RankingEstimator):
     the seed's slack ξ_ij) or ``max(0, z)²`` (squared hinge). A document is scored ``f(x) = w·x``.
 
     Linear kernel: the primal, never building the pairs. At scores ``s = Xw`` the active pairs
-    (``s_i < s_j + 1``) are counted per query by sorting (:class:`~._pairwise.MarginSweep`): the
+    (``s_i < s_j + 1``) are counted per query by sorting (:class:`~._pairwise.MarginSweep`; the
+    hinge, which needs the counts only, :func:`~._pairwise.margin_counts`): the
     loss is ``Σ_j c_j (s_j + 1) − Σ_i e_i s_i`` with ``c_j``/``e_i`` the active pairs where a row is
     the lower/upper one, its subgradient in w is ``−C Xᵀ(e − c)``, and a squared-hinge Hessian
     product ``v ↦ v + 2C Xᵀ[(c + e)∘u − below(u) − above(u)]``, ``u = Xv`` — each O(n log n log L).
@@ -78,7 +81,10 @@ class RankSVM(RankingEstimator):
             return self._fit_kernel(X, y, qid)
         problem = _Problem(X, y, qid, self.C, self.loss)
         if self.loss == "hinge":
-            w, self.n_iter_, self.gap_ = _cutting_plane(problem, self.tol, self.max_iter)
+            # its products are memory-bound matrix-vector ones: BLAS threads gain little and, on a
+            # loaded machine, each call waits for them (measured: 3x slower under load 8 on 2 cores)
+            with threadpool_limits(limits=1, user_api="blas"):
+                w, self.n_iter_, self.gap_ = _cutting_plane(problem, self.tol, self.max_iter)
         else:
             w, self.n_iter_ = _newton(problem, self.tol, self.max_iter)
         self.coef_ = w
@@ -112,6 +118,11 @@ class RankSVM(RankingEstimator):
         return self._kernel(X, self.X_fit_) @ self.dual_coef_
 
 
+class _Counts(NamedTuple):
+    lower_count: np.ndarray
+    upper_count: np.ndarray
+
+
 class _Problem:
     """The primal objective of a linear RankSVM, by sweeps over sorted scores."""
 
@@ -126,6 +137,8 @@ class _Problem:
         self.starts = np.unique(offsets[np.clip(wanted, 0, len(offsets) - 1)])[:-1]
 
     def sweep(self, s):
+        if not self.squared:  # the hinge needs the counts only
+            return _Counts(*margin_counts(s, 1.0, self.ranks, self.n_levels, self.qindex))
         return MarginSweep(s, 1.0, self.ranks, self.n_levels, self.qindex)
 
     def loss(self, s, sweep):
