@@ -189,7 +189,13 @@ class TrainTestPartitions:
             ("fit_seconds", fit_seconds, chosen, status), ("cv_seconds", cv_seconds, chosen, status)]
 
     def select(self, learner, grid, folds, X, y) -> dict:
-        """The grid point with the lowest cross-validated cost (ties: the first in grid order)."""
+        """The grid point with the lowest mean cross-validated cost.
+
+        Ties go to the first in grid order: scikit-learn's ``ParameterGrid`` order (parameter
+        names sorted alphabetically, the first varying slowest, each list in its configured
+        order), so with ``{C: [1, 10, 100], gamma: [0.01, 0.1, 1]}`` the smallest C, then the
+        smallest γ (the widest Gaussian kernel). ORCA's rule (the smallest kernel width, then the
+        smallest C) is not imitated; see docs/protocols.md, section 3."""
         cost = SCORINGS[self.scoring]
         search = GridSearchCV(clone(learner), _prefixed(learner, grid), cv=folds, refit=False,
                               scoring=make_scorer(cost, greater_is_better=False),
