@@ -4,8 +4,9 @@
         [--out results/svor_benchmark] [--figure figures/svor_benchmark_scatter.png] [--bins 10]
 
 The report (report.md and CSVs) covers every bins value; the figure shows the benchmarks with
-``--bins`` ranks (0: all; default: the README table's rows). Reads only the results table; never
-trains anything. What the report shows (block keys, Wilcoxon reference, column order) is the
+``--bins`` ranks (0: all; default: the README table's rows). Reads only the results table and its
+timings table beside it (``benchmark.timings.parquet``, the training-time section); never trains
+anything. What the report shows (block keys, Wilcoxon reference, column order) is the
 ``report:`` section of the table's experiment config, ``conf/experiment/<experiment>.yaml``,
 composed by Hydra (``ordrank.reports.ReportSpec.for_experiment``); ``--reference`` overrides it.
 """
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from ordrank.plotting.scatter import benchmark_scatter_figure
 from ordrank.reports import ReportSpec, write_report
-from ordrank.results import read_table
+from ordrank.results import read_table, read_timings
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -33,7 +34,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     table = read_table(args.table)
     spec = ReportSpec.of_table(table, REPO / "conf")
-    report = write_report(table, args.out, reference=args.reference, spec=spec)
+    report = write_report(table, args.out, reference=args.reference, spec=spec,
+                          timings=read_timings(args.table))
     print(f"wrote {report} and its CSVs in {args.out}")
     where = spec.readme_where if args.bins is None else {} if args.bins == 0 else {"bins": args.bins}
     shown = table
