@@ -7,7 +7,8 @@ Reduction-Boost vs RankBoost, with ORBoost beside them).
 The report (report.md and CSVs, as the svor_benchmark's) adds per metric the paired Wilcoxon tests
 against the reference with Holm's adjustment over the data sets, and the tests over data sets. What it
 shows is the ``report:`` section of ``conf/experiment/<experiment>.yaml``. Reads only the results
-table; never trains anything. ``markdown(table)`` is the README's generated block.
+table and its timings table beside it (``benchmark.timings.parquet``, the training-time section);
+never trains anything. ``markdown(table)`` is the README's generated block.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from ordrank.plotting.scatter import benchmark_scatter_figure
 from ordrank.reports import ReportSpec, benchmark_readme_markdown, paired_markdown, write_report
-from ordrank.results import read_table
+from ordrank.results import read_table, read_timings
 
 REPO = Path(__file__).resolve().parents[1]
 X, Y = "RankBoost", "Reduction-boost"  # the scatter: Reduction-boost's MAE against RankBoost's
@@ -46,6 +47,7 @@ def main(argv=None):
     table = read_table(args.table)
     spec = ReportSpec.of_table(table, REPO / "conf")
     report = write_report(table, args.out, spec=spec, title=TITLE, paired=True,
+                          timings=read_timings(args.table),
                           script="experiments/report_boost_benchmark.py")
     print(f"wrote {report} and its CSVs in {args.out}")
     benchmark_scatter_figure(_rows(table, spec), [(X, Y)], args.figure, holm=True)

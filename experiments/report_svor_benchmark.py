@@ -8,7 +8,8 @@ The report (report.md and CSVs) covers every bins value, with Demšar's rank sta
 Iman–Davenport, Nemenyi's CD; ranks among ordrank's methods and among all rows) and the paired
 Wilcoxon tests with Holm's adjustment; the scatter shows the benchmarks with ``--bins`` ranks (0: all;
 default: the README table's rows); the critical-difference diagram (``--cd-figure``, default beside
-the scatter) ranks ordrank's methods (the config's ``report.methods``) over every benchmark. Reads only the results table; never
+the scatter) ranks ordrank's methods (the config's ``report.methods``) over every benchmark. Reads only the results table and its
+timings table beside it (``benchmark.timings.parquet``, the training-time section); never
 trains anything. What the report shows (block keys, Wilcoxon reference, column order) is the
 ``report:`` section of the table's experiment config, ``conf/experiment/<experiment>.yaml``,
 composed by Hydra (``ordrank.reports.ReportSpec.for_experiment``); ``--reference`` overrides it.
@@ -21,16 +22,17 @@ from pathlib import Path
 from ordrank.plotting.cd import benchmark_cd_figure
 from ordrank.plotting.scatter import benchmark_scatter_figure
 from ordrank.reports import ReportSpec, rank_statistics_markdown, write_report
-from ordrank.results import read_table
+from ordrank.results import read_table, read_timings
 
 REPO = Path(__file__).resolve().parents[1]
 CD_FIGURE = "svor_benchmark_cd.png"
 
 
-def write(table, out, reference=None):
-    """report.md and its CSVs, as this script writes them."""
+def write(table, out, reference=None, timings=None):
+    """report.md and its CSVs, as this script writes them (``timings``: the training-time rows)."""
     spec = ReportSpec.of_table(table, REPO / "conf")
-    return write_report(table, out, reference=reference, spec=spec, paired=True, statistics=True)
+    return write_report(table, out, reference=reference, spec=spec, paired=True, statistics=True,
+                        timings=timings)
 
 
 def statistics_markdown(table) -> str:
@@ -53,7 +55,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     table = read_table(args.table)
     spec = ReportSpec.of_table(table, REPO / "conf")
-    report = write(table, args.out, reference=args.reference)
+    report = write(table, args.out, reference=args.reference, timings=read_timings(args.table))
     print(f"wrote {report} and its CSVs in {args.out}")
     where = spec.readme_where if args.bins is None else {} if args.bins == 0 else {"bins": args.bins}
     shown = table

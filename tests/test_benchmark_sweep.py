@@ -36,14 +36,17 @@ def test_quick_sweep_resume_collect_report(tmp_path, shared_data_dir):
     subprocess.run([sys.executable, "-m", "ordrank.results", "collect", str(tmp_path / "sweep"),
                     "-o", str(merged)], cwd=REPO, check=True)
     table = pd.read_parquet(merged)
-    assert len(table) == 2 * 4 * 4  # splits x algorithms x metrics, each row once
+    assert len(table) == 2 * 4 * 2  # splits x algorithms x (mae, zero_one), each row once
     assert not table.duplicated(["algorithm", "split", "metric"]).any()
+    timings = pd.read_parquet(tmp_path / "all.timings.parquet")  # collected beside it
+    assert len(timings) == 2 * 4 * 2 and set(timings.metric) == {"fit_seconds", "cv_seconds"}
     mae = table[table.metric == "mae"]
     assert mae.value.between(0, 9).all() and (mae.status != "").all()
     subprocess.run([sys.executable, "experiments/report_svor_benchmark.py", "--table", str(merged),
                     "--out", str(tmp_path / "report"), "--figure", str(tmp_path / "scatter.png"),
                     "--reference", "skordinal-SVORIM"], cwd=REPO, check=True)
-    assert "PRank" in (tmp_path / "report" / "report.md").read_text()
+    report = (tmp_path / "report" / "report.md").read_text()
+    assert "PRank" in report.split("## Training time")[1]  # from the timings table
 
 
 @pytest.mark.slow

@@ -30,7 +30,8 @@ from tqdm.contrib.logging import logging_redirect_tqdm
 
 from ordrank.resume import reusable_pieces
 from ordrank.settings import check_unread_keys
-from ordrank.results import ERROR, FINISHED, finalize, partial_path, publish, write_error, write_table
+from ordrank.results import (ERROR, FINISHED, finalize, partial_path, publish, split_timings,
+                             timings_path, write_error, write_table)
 
 log = logging.getLogger(__name__)
 # left out of the config columns: where files are is not part of a result (so tables made on different
@@ -214,7 +215,9 @@ def run(cfg: DictConfig, output_dir: str | Path) -> Path:
     While the protocol yields finished pieces (an algorithm on a partition, a batch of EachMovie
     targets of one algorithm), they are written to ``<table stem>.partial<suffix>`` (after the
     first piece, then at most every ``CHECKPOINT_SECONDS``, and always when the run fails or is
-    stopped by SIGINT/SIGTERM). When every piece is done the table is written, ``FINISHED``
+    stopped by SIGINT/SIGTERM). When every piece is done the table is written (the rows of the
+    protocol's ``timing_metrics``, measured seconds, go to ``<table stem>.timings<suffix>`` beside
+    it, so a rerun's results table is byte for byte the same), ``FINISHED``
     records the configuration's fingerprint and the partial table is removed. A failure writes
     ``<output_dir>/ERROR`` (the one-line error, the job's overrides, the traceback) and re-raises;
     a failure after the settings were checked carries a note (``add_note``) saying what was kept
@@ -303,7 +306,12 @@ def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
             except Exception:  # noqa: BLE001 - the original error matters more
                 log.exception("could not write the partial table %s", partial)
         raise
-    write_table(table(), path)
+    results, timings = split_timings(table(), getattr(parts["protocol"], "timing_metrics", ()))
+    if len(timings):  # measured seconds: their own table, so a rerun's results table is the same
+        write_table(timings, timings_path(path))
+    else:
+        timings_path(path).unlink(missing_ok=True)
+    write_table(results, path)
     marker.write_text(key + "\n")
     partial.unlink(missing_ok=True)
     log.info("%s: table (%d finished pieces) written to %s", cfg.experiment, len(finished), path)

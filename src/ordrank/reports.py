@@ -343,7 +343,10 @@ def rank_statistics_markdown(table: pd.DataFrame, metric: str, spec: ReportSpec 
 
 
 def time_table(table: pd.DataFrame) -> pd.DataFrame:
-    """Mean seconds per (dataset, algorithm) over bins and partitions: refit and model selection."""
+    """Mean seconds per (dataset, algorithm) over bins and partitions: refit and model selection.
+
+    ``table`` is the timings table (:func:`ordrank.results.read_timings`) or any table holding
+    ``fit_seconds`` / ``cv_seconds`` rows (a results table written before they had their own)."""
     rows = table[table["metric"].isin(["fit_seconds", "cv_seconds"])]
     out = rows.groupby(["dataset", "algorithm", "metric"], sort=True)["value"].mean().unstack("metric")
     out = out.reindex(columns=["fit_seconds", "cv_seconds"]).astype(float).reset_index()
@@ -384,8 +387,11 @@ def write_text(text: str, path: Path) -> Path:
 def write_report(table: pd.DataFrame, out_dir, reference: str | None = None, order=None,
                  spec: ReportSpec | None = None, title: str = "Batch ordinal-regression benchmark",
                  script: str = "experiments/report_svor_benchmark.py", paired: bool = False,
-                 statistics: bool = False) -> Path:
+                 statistics: bool = False, timings: pd.DataFrame | None = None) -> Path:
     """Write report.md and the summary, Wilcoxon, rank and time CSVs under ``out_dir``.
+
+    The training-time section comes from ``timings`` (the timings table beside the results
+    table, :func:`ordrank.results.read_timings`), or from ``table``'s own seconds rows if None.
 
     ``spec`` defaults to the ``report:`` section of the table's experiment config; ``reference``
     and ``order`` override its reference and column order. ``title`` and ``script`` head report.md;
@@ -423,7 +429,7 @@ def write_report(table: pd.DataFrame, out_dir, reference: str | None = None, ord
         write_table(fixed(summary(table, metric, spec)), out_dir / f"summary_{metric}.csv")
         write_table(fixed(paired_wilcoxon(table, metric, spec=spec)), out_dir / f"wilcoxon_{metric}.csv")
         write_table(fixed(rank_table(table, metric, spec)), out_dir / f"ranks_{metric}.csv")
-    times = time_table(table)
+    times = time_table(table if timings is None else timings)
     over = " and ".join([*(k for k in spec.block if k != "dataset"), "partitions"])
     parts += ["", "## Training time (seconds)", "",
               f"Mean over {over}: refit on the whole training part / cross-validated "

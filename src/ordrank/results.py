@@ -138,12 +138,41 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
 
 def publish(path: str | os.PathLike, results_dir: str | os.PathLike, experiment: str,
             name: str) -> Path:
-    """Copy a run's table, byte for byte, to ``<results_dir>/<experiment>/<name><suffix>`` atomically."""
+    """Copy a run's table, byte for byte, to ``<results_dir>/<experiment>/<name><suffix>`` atomically,
+    and its timings table (:func:`timings_path`) beside it; a stale timings table there is removed
+    when the run has none."""
     path = Path(path)
     target = Path(results_dir) / experiment / f"{name}{path.suffix}"
+    if timings_path(path).is_file():
+        with atomic_path(timings_path(target)) as tmp:
+            shutil.copyfile(timings_path(path), tmp)
+    else:
+        timings_path(target).unlink(missing_ok=True)
     with atomic_path(target) as tmp:
         shutil.copyfile(path, tmp)
     return target
+
+
+def timings_path(path: str | os.PathLike) -> Path:
+    """The timings table beside a results table: ``benchmark.parquet`` → ``benchmark.timings.parquet``.
+
+    Measured seconds differ between two runs of the same config, so a protocol that measures them
+    names those metrics (its ``timing_metrics``) and the app writes their rows here, leaving the
+    results table byte for byte the same on a rerun. Same schema as the results table."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.timings{path.suffix}")
+
+
+def split_timings(table: pd.DataFrame, metrics) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the rows whose metric is not among ``metrics``, the rows whose metric is), each re-indexed."""
+    timed = table["metric"].isin(list(metrics))
+    return table[~timed].reset_index(drop=True), table[timed].reset_index(drop=True)
+
+
+def read_timings(path: str | os.PathLike) -> pd.DataFrame | None:
+    """The timings table beside the results table ``path``, or None where there is none."""
+    timings = timings_path(path)
+    return read_table(timings) if timings.is_file() else None
 
 
 def read_table(path: str | os.PathLike) -> pd.DataFrame:
@@ -311,7 +340,8 @@ def summarize(table: pd.DataFrame, by=("experiment", "dataset", "algorithm", "st
 
 
 def main(argv=None) -> int:
-    """``python -m ordrank.results collect SWEEP_DIR -o OUT``: merge a sweep's finished tables.
+    """``python -m ordrank.results collect SWEEP_DIR -o OUT``: merge a sweep's finished tables
+    (and their timings tables, into OUT's :func:`timings_path`).
 
     Writes the merged table of the finished jobs (atomically), lists failed jobs (with their
     one-line error) and missing ones (killed or never started) on stderr, and returns 1 when there
@@ -354,6 +384,17 @@ def main(argv=None) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    timed = [timings_path(p) for p in paths if timings_path(p).is_file()]
+    if timed:  # the jobs' timings tables, merged beside the output (its timings_path)
+        try:
+            timings = collect(timed)
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        write_table(timings.sort_values(key_columns(timings), kind="stable", ignore_index=True),
+                    timings_path(args.out))
+    else:
+        timings_path(args.out).unlink(missing_ok=True)
     write_table(table.sort_values(key_columns(table), kind="stable", ignore_index=True), args.out)
     n_jobs = len(jobs) if jobs else len(paths)
     print(f"collected {len(paths)} tables ({len(table)} rows) of {n_jobs} jobs -> {args.out}")

@@ -10,7 +10,9 @@ rows with value NaN and ``status = "failed: …"``; the others go on.
 Rows (metric, value): ``mae`` and ``zero_one`` on the test part, ``fit_seconds`` (the refit) and
 ``cv_seconds`` (the model selection); every row carries ``params`` (the chosen values, JSON) and
 ``status`` (the learner's ``status_`` after the refit, e.g. a solver status, or ``ok``). The
-measured seconds are the only values that differ between two runs of the same config.
+measured seconds are the only values that differ between two runs of the same config: they are
+the protocol's ``timing_metrics``, which the app writes to a timings table of their own
+(:func:`ordrank.results.timings_path`), so the results table of a rerun is byte for byte the same.
 """
 from __future__ import annotations
 
@@ -92,6 +94,7 @@ class TrainTestPartitions:
     grids: dict = field(default_factory=dict)
 
     keys = ("bins", "split")  # the table's protocol keys
+    timing_metrics = ("fit_seconds", "cv_seconds")  # written to the timings table (app.run)
     splits_data = True  # the app puts a feature map into each learner's pipeline
 
     def __post_init__(self):
@@ -189,7 +192,13 @@ class TrainTestPartitions:
             ("fit_seconds", fit_seconds, chosen, status), ("cv_seconds", cv_seconds, chosen, status)]
 
     def select(self, learner, grid, folds, X, y) -> dict:
-        """The grid point with the lowest cross-validated cost (ties: the first in grid order)."""
+        """The grid point with the lowest mean cross-validated cost.
+
+        Ties go to the first in grid order: scikit-learn's ``ParameterGrid`` order (parameter
+        names sorted alphabetically, the first varying slowest, each list in its configured
+        order), so with ``{C: [1, 10, 100], gamma: [0.01, 0.1, 1]}`` the smallest C, then the
+        smallest γ (the widest Gaussian kernel). ORCA's rule (the smallest kernel width, then the
+        smallest C) is not imitated; see docs/protocols.md, section 3."""
         cost = SCORINGS[self.scoring]
         search = GridSearchCV(clone(learner), _prefixed(learner, grid), cv=folds, refit=False,
                               scoring=make_scorer(cost, greater_is_better=False),

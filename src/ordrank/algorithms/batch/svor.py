@@ -30,8 +30,9 @@ docs/svor_solver.md):
 
 - ``working_set=False`` (and the default below ``WS_MIN_N`` rows): the whole dual as one cvxpy
   problem, C a ``cp.Parameter``, kept compiled in :mod:`~ordrank.algorithms.qp.cache` (keyed on
-  the training rows, ranks, kernel, variant and solver), so a grid over C compiles once per
-  training set. The kernel term is exact or, where the kernel's spectrum decays fast, through a
+  the training rows and ranks and on everything else that shapes the problem: the estimator's
+  class, k, kernel and its parameters, variant, ``diagonal_jitter`` and solver), so a grid over C
+  compiles once per training set. The kernel term is exact or, where the kernel's spectrum decays fast, through a
   pivoted-Cholesky factor :math:`K \approx LL^\top` (:mod:`~ordrank.algorithms.qp.factor`;
   ``kernel_rank_``). ``f`` (hence the thresholds) is always computed with the exact K.
 - ``working_set=True`` (the default ``"auto"``: implicit constraints from ``WS_MIN_N`` rows): a
@@ -85,11 +86,11 @@ class Maps:
 class Dual(Maps):
     """The dual of one (training set, kernel, variant) as a cvxpy problem, and its index maps."""
 
-    def __init__(self, K, K_qp, ranks, k, constraints):
+    def __init__(self, K, K_qp, ranks, k, constraints, jitter=0.0):
         super().__init__(ranks, k, constraints)
         n = len(ranks)
-        self.K = K  # the Gram matrix of f on the training rows
-        L = factor.low_rank_factor(K_qp)  # ≈ LLᵀ, or None
+        self.K = jittered(K, jitter)  # the Gram matrix of f on the training rows
+        L = factor.low_rank_factor(K_qp)  # ≈ LLᵀ (of K_qp without the jitter), or None
         self.rank = None if L is None else L.shape[1]
         self.size = n * n if L is None else n * (L.shape[1] + n // 20)  # ~ bytes / 150
         i, j = self.i, self.j
@@ -102,10 +103,21 @@ class Dual(Maps):
         if constraints == "explicit" and k > 2:
             self.nu = cp.Variable(k - 2, nonneg=True)
             sums = sums - ordering(k) @ self.nu  # Σ_i s_ij g_ij = ν_{j−1} − ν_j
-        quad, extra = factor.kernel_term(beta, K_qp, L)  # βᵀKβ, or ‖u‖² with u = Lᵀβ
+        quad, extra = factor.kernel_term(beta, jittered(K_qp, jitter) if L is None else K_qp, L)
+        if L is not None and jitter:  # βᵀ(LLᵀ + εI)β = ‖u‖² + ε‖β‖²
+            quad = quad + jitter * cp.sum_squares(beta)
         cons = [beta == S @ self.g, sums == 0, self.g >= 0, self.g <= self.C, *extra]
         self.problem = cp.Problem(cp.Minimize(0.5 * quad - cp.sum(self.g)), cons)
         self.lock = threading.Lock()
+
+
+def jittered(K, jitter):
+    """K + jitter · I (a copy; K itself where jitter is 0)."""
+    if not jitter:
+        return K
+    K = K.copy()
+    K[np.diag_indices_from(K)] += jitter
+    return K
 
 
 def compiled(X, ranks, key_params, build):
@@ -116,8 +128,9 @@ def compiled(X, ranks, key_params, build):
 class Gram:
     """What the working-set solve keeps of one training set: the index maps, K and K_qp."""
 
-    def __init__(self, K, K_qp, ranks, k, constraints):
-        self.maps, self.K, self.K_qp = Maps(ranks, k, constraints), K, K_qp
+    def __init__(self, K, K_qp, ranks, k, constraints, jitter=0.0):
+        self.maps = Maps(ranks, k, constraints)
+        self.K, self.K_qp = jittered(K, jitter), jittered(K_qp, jitter)
         self.size = len(K) ** 2 // 15  # 8 or 16 bytes per entry, in units of ~150 bytes
 
 
@@ -157,6 +170,17 @@ class SVOR(OrdinalEstimator):
         with explicit ones (timings in docs/svor_solver.md). "auto": implicit constraints from ``WS_MIN_N`` training rows,
         else the full solve. False: the one full problem (C a cp.Parameter of a cached compiled
         problem).
+    diagonal_jitter : float, default=0.0
+        :math:`\varepsilon \ge 0` added to the diagonal of the training Gram matrix, as the
+        authors' C code does with :math:`\varepsilon = 0.001` (``Calc_Kernel`` in
+        ``smo_kernel.c`` adds it when both arguments are the same training example; skordinal and
+        ORCA run that code). 0 is the textbook dual. With :math:`\varepsilon > 0` the quadratic
+        term is :math:`\tfrac12\beta^\top(K + \varepsilon I)\beta` (a squared-norm penalty
+        on :math:`\beta`) and the training scores from which the thresholds are recovered are
+        :math:`f(x_i) = ((K + \varepsilon I)\beta)_i`; ``decision_function`` on any rows,
+        the training rows included, uses the plain kernel :math:`\sum_i \beta_i K(x_i, x)`, as
+        the C code does at prediction (a test row is never the same example), so there it
+        differs from the training scores by :math:`\varepsilon\beta_i`.
 
     Attributes
     ----------
@@ -196,10 +220,12 @@ class SVOR(OrdinalEstimator):
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
         "working_set": ["boolean", StrOptions({"auto"})],
+        "diagonal_jitter": [Interval(Real, 0, None, closed="left")],
     }
 
     def __init__(self, constraints="implicit", *, C=1.0, kernel="rbf", gamma=1.0, degree=2,
-                 coef0=1.0, solver="CLARABEL", tol=1e-3, max_iter=None, working_set="auto"):
+                 coef0=1.0, solver="CLARABEL", tol=1e-3, max_iter=None, working_set="auto",
+                 diagonal_jitter=0.0):
         self.constraints = constraints
         self.C = C
         self.kernel = kernel
@@ -210,6 +236,7 @@ class SVOR(OrdinalEstimator):
         self.tol = tol
         self.max_iter = max_iter
         self.working_set = working_set
+        self.diagonal_jitter = diagonal_jitter
 
     def _gram(self, X, Y=None):
         return finite_kernel_matrix(self, X, Y, self.kernel, gamma=self.gamma, degree=self.degree,
@@ -222,22 +249,32 @@ class SVOR(OrdinalEstimator):
         return K, K_qp
 
     def _build(self, X, ranks, k):
-        return Dual(*self._kernels(X), ranks, k, self.constraints)
+        return Dual(*self._kernels(X), ranks, k, self.constraints, float(self.diagonal_jitter))
+
+    def _cache_key(self, k):
+        """Everything that shapes the compiled problem besides the training rows and ranks: the
+        estimator's class (a subclass may build another problem), k, the kernel and its
+        parameters, the variant, the jitter and the solver; not C (a cp.Parameter) nor tol,
+        max_iter (solve-time options)."""
+        kernel = {"linear": (), "perceptron": (), "rbf": (self.gamma,),
+                  "poly": (self.gamma, self.degree, self.coef0)}[self.kernel]
+        cls = type(self)
+        return (f"{cls.__module__}.{cls.__qualname__}", k, self.kernel, *kernel,
+                self.constraints, float(self.diagonal_jitter), self.solver)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         X, ranks = self._fit_data(X, y)  # classes_ in rank order (see _ordinal)
         k = len(self.classes_)
-        kernel = {"linear": (), "perceptron": (), "rbf": (self.gamma,),
-                  "poly": (self.gamma, self.degree, self.coef0)}[self.kernel]
-        key = (self.kernel, *kernel, self.constraints, self.solver)
+        key = self._cache_key(k)
         what = (f"SVOR(constraints={self.constraints!r}, C={self.C}, kernel={self.kernel!r}, "
                 f"gamma={self.gamma}) with {self.solver}")
         solved = None
         if self.working_set is True or (self.working_set == "auto" and len(X) >= WS_MIN_N
                                         and self.constraints == "implicit"):
-            gram = compiled(X, ranks, (k, *key, "working set"),
-                            lambda: Gram(*self._kernels(X), ranks, k, self.constraints))
+            gram = compiled(X, ranks, (*key, "working set"),
+                            lambda: Gram(*self._kernels(X), ranks, k, self.constraints,
+                                         float(self.diagonal_jitter)))
             args = (gram, float(self.C), self.tol, self.solver, self.max_iter)
             try:
                 solved = (working_set_implicit(*args) if self.constraints == "implicit" else
@@ -251,7 +288,7 @@ class SVOR(OrdinalEstimator):
             self.objective_ = float(0.5 * beta @ gram.K_qp @ beta - g.sum())
             self.kernel_rank_ = None
         else:
-            maps = compiled(X, ranks, (k, *key), lambda: self._build(X, ranks, k))
+            maps = compiled(X, ranks, key, lambda: self._build(X, ranks, k))
             g, nu, status = self._solve_full(maps, what)
             K, self.n_rounds_, self.working_set_size_ = maps.K, 0, len(X)
             self.kernel_rank_ = maps.rank

@@ -1,4 +1,7 @@
-"""A small LRU cache of compiled problems, keyed on the training data and the model's parameters.
+"""A small LRU cache of compiled problems, keyed on the training data and on every other thing
+that shapes the problem (the caller's ``key_params``: SVOR passes its class, k, kernel and kernel
+parameters, variant, diagonal jitter and solver, see ``SVOR._cache_key``; a subclass that builds
+another problem from the same parameters therefore gets its own entry).
 
 A cvxpy problem whose data change only through a ``cp.Parameter`` (SVOR's C) is compiled once; its
 solver workspace is kept with it, so a grid over that parameter, also across GridSearchCV's clones,
