@@ -226,3 +226,48 @@ def test_the_notebooks_extra_brings_jupyterlab_and_the_readme_says_how_to_open_t
     extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     assert any(req.startswith("jupyterlab") for req in extras["notebooks"])
     assert "pip install -e '.[notebooks]'" in (REPO / "README.md").read_text()
+
+
+def test_a_letor_run_started_again_skips_finished_folds(tmp_path, monkeypatch):
+    """LETOR's protocol: pieces (learner, fold) kept are not fitted again; same table as a fresh run."""
+    import pandas as pd
+
+    import ordrank.protocols.query_folds as query_folds
+    from ordrank.app import run
+    from conftest import make_cfg
+    from test_query_folds import write_subsets
+
+    folder = write_subsets(tmp_path / "data")
+    config = ["dataset=letor", f"dataset.path={folder}", "protocol=query_folds", "features=none",
+              "protocol.folds=[1,2,3]", "+algorithm@algorithms.Regression=least_squares_ranker",
+              "+algorithm@algorithms.LS2=least_squares_ranker", "algorithms.LS2.alpha=1.0"]
+    fresh = pd.read_parquet(run(make_cfg(config), tmp_path / "fresh"))
+    interrupted_on_call(query_folds, "fit_ranker", monkeypatch, 4)  # on fold 2's second learner
+    with pytest.raises(KeyboardInterrupt):
+        run(make_cfg(config), tmp_path / "run")
+    calls = interrupted_on_call(query_folds, "fit_ranker", monkeypatch, 0)
+    again = pd.read_parquet(run(make_cfg([*config, "resume=true"]), tmp_path / "run"))
+    assert len(calls) == 3  # fold 2's second learner and fold 3's two
+    pd.testing.assert_frame_equal(again, fresh)
+
+
+def test_a_subset_ranking_run_started_again_skips_finished_pieces(tmp_path, monkeypatch):
+    """The subset-ranking protocol: pieces (learner, reading, m, p) kept are not trained again."""
+    import pandas as pd
+
+    import ordrank.protocols.subset_ranking as subset_ranking
+    from ordrank.app import run
+    from conftest import make_cfg
+
+    config = ["+experiment=predtron_subset_m", "protocol.n_repetitions=2", "protocol.n_test=10",
+              "protocol.m=[4,5]", "protocol.n_train=5", "only=[Predtron-inverse]"]
+    fresh = pd.read_parquet(run(make_cfg(config), tmp_path / "fresh"))
+    pieces = len(subset_ranking.SubsetRankingProtocol.finished_pieces(fresh))
+    assert pieces == 4  # 2 readings x 2 values of m
+    interrupted_on_call(subset_ranking.SubsetRankingProtocol, "_run_chunk", monkeypatch, 3)
+    with pytest.raises(KeyboardInterrupt):
+        run(make_cfg(config), tmp_path / "run")
+    calls = interrupted_on_call(subset_ranking.SubsetRankingProtocol, "_run_chunk", monkeypatch, 0)
+    again = pd.read_parquet(run(make_cfg([*config, "resume=true"]), tmp_path / "run"))
+    assert len(calls) == 2  # the two pieces left
+    pd.testing.assert_frame_equal(again, fresh)

@@ -133,16 +133,29 @@ class QueryFolds:
                     raise ValueError(f"protocol.grids.{name}: {point} is not valid for "
                                      f"{type(_final(learner)).__name__}: {error}") from None
 
-    def iter_run(self, dataset, learners: dict, features=None, seed: int = 0):
-        """Yield one tidy table per (learner, fold), fold by fold."""
+    @staticmethod
+    def finished_pieces(table) -> set:
+        """The pieces a (partial) table holds: ``(algorithm, fold)``."""
+        return {(a, int(f)) for a, f in table[["algorithm", "fold"]].drop_duplicates().itertuples(
+            index=False, name=None)}
+
+    def iter_run(self, dataset, learners: dict, features=None, seed: int = 0, skip=frozenset()):
+        """Yield one tidy table per (learner, fold), fold by fold, except the pieces in ``skip``
+        (:meth:`finished_pieces` of an earlier attempt)."""
         if features is not None:
             raise ValueError("QueryFolds takes the feature map inside each learner's pipeline")
         self.check_learners(learners)
         folds = self.chosen_folds(dataset.n_folds)
         with progress(len(folds) * len(learners), "folds x learners") as bar:
             for fold in folds:
+                if all((name, fold) in skip for name in learners):
+                    bar.update(len(learners))
+                    continue
                 parts = dataset.fold(fold)
                 for name, learner in learners.items():
+                    if (name, fold) in skip:
+                        bar.update()
+                        continue
                     bar.set_postfix_str(f"{name} on fold {fold}", refresh=False)
                     rows = self.evaluate(learner, self.grids.get(name, {}), parts)
                     table = pd.DataFrame(rows, columns=["metric", "value", "params", "status"])

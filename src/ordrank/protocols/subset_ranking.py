@@ -171,8 +171,16 @@ class SubsetRankingProtocol:
         size = max(1, int(MAX_POOL_BYTES // per_repetition))
         return [range(s, min(s + size, self.n_repetitions)) for s in range(0, self.n_repetitions, size)]
 
-    def iter_run(self, dataset, learners: dict, features=None, seed: int = 0):
-        """Yield one tidy table per (learner, grid point (m, p)): rows for every repetition and n."""
+    @staticmethod
+    def finished_pieces(table) -> set:
+        """The pieces a (partial) table holds: ``(algorithm, passes_mode, m, p)``."""
+        columns = ["algorithm", "passes_mode", "m", "p"]
+        return {(a, mode, int(m), int(p)) for a, mode, m, p in
+                table[columns].drop_duplicates().itertuples(index=False, name=None)}
+
+    def iter_run(self, dataset, learners: dict, features=None, seed: int = 0, skip=frozenset()):
+        """Yield one tidy table per (learner, reading, grid point (m, p)): rows for every repetition
+        and n, except the pieces in ``skip`` (:meth:`finished_pieces` of an earlier attempt)."""
         if features is not None:
             raise ValueError("protocol subset_ranking takes the generator's features as they are: "
                              "use features=none")
@@ -193,6 +201,9 @@ class SubsetRankingProtocol:
         with progress(total, "subset ranking", unit="pass") as bar:
             for m, p in points:
                 for name, mode, learner in runs:
+                    if (name, mode, m, p) in skip:
+                        bar.update(len(self.chunks(m, p)) * getattr(learner, "n_epochs", 1))
+                        continue
                     pieces = [self._run_chunk(dataset, learner, seed, m, p, chunk, bar)
                               for chunk in self.chunks(m, p)]
                     table = pd.concat(pieces, ignore_index=True)
