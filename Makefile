@@ -2,8 +2,8 @@
 #   make run    set up .venv, run the main job, publish its table to results/ and redraw figures/
 #   make test   set up .venv and run the whole test suite (slow reproduction checks included)
 # Every paper experiment, its tables, figures and the README's tables:
-#   make reproduce         (needs MovieLens-100K and the ORCA archives under $ORDRANK_DATA; 35 min on 2 cores)
-#   make reproduce-quick   (the same code paths at small sizes, into build/quick/; 25-70 s)
+#   make reproduce         (needs the data sets of `python -m ordrank.data list` under $ORDRANK_DATA; 2.5-3 h on 2 cores)
+#   make reproduce-quick   (the same code paths at small sizes, into build/quick/; 2-3 min)
 # Other commands run inside the venv: `source .venv/bin/activate` after `make setup`.
 PYTHON ?= python3
 VENV   ?= .venv
