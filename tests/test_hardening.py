@@ -122,6 +122,15 @@ def test_an_eachmovie_run_started_again_skips_finished_batches(tmp_path, monkeyp
 
 
 @pytest.mark.slow  # two runs in subprocesses, about 11 s
+def default_sigint():
+    """In the child, before exec: SIGINT's default action, so that Python installs its Ctrl-C handler
+    even when the test runner was started with SIGINT ignored (e.g. as a background job of a shell
+    without job control, which would make the child ignore the test's SIGINT)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_prints_one_line_saying_what_was_kept_and_the_restart_reuses_it(tmp_path):
     """SIGINT mid-run: exit 130 and one line on stderr (what was kept, where, how to go on; no
     traceback); the command it names finishes the run computing only the pieces left."""
@@ -140,7 +149,7 @@ def test_ctrl_c_prints_one_line_saying_what_was_kept_and_the_restart_reuses_it(t
                f"hydra.run.dir={folder}"]
     env = {k: v for k, v in os.environ.items() if k != "ORDRANK_DEBUG"}
     process = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
+                               text=True, preexec_fn=default_sigint)
     deadline = time.monotonic() + 120
     while not (folder / "results.partial.parquet").exists():
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()
@@ -201,7 +210,8 @@ def test_ctrl_c_of_a_joblib_sweep_leaves_an_error_file_beside_each_interrupted_j
         [sys.executable, "run.py", "-m", "+experiment=prank_synthetic", "protocol.n_sequences=2",
          "protocol.n_rounds=300000", "protocol.record_every=100000", "only=PRank", "seed=0,1",
          "hydra/launcher=local", "hydra.launcher.n_jobs=2", f"hydra.sweep.dir={sweep}"],
-        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        preexec_fn=default_sigint)
     deadline = time.monotonic() + 120
     while len(list(sweep.rglob("run.log"))) < 2:
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()
