@@ -185,13 +185,16 @@ CASES += [
 ]
 
 
-def reduction_huge(tmp):
-    import numpy as np
+def huge_inputs(name):
+    """A trigger: ``ordrank.algorithms.<name>().fit(X * 1e200, y)`` (finite X whose kernel overflows)."""
+    def trigger(tmp):
+        import numpy as np
 
-    from ordrank.algorithms import ReductionSVM
+        import ordrank.algorithms
 
-    rng = np.random.default_rng(0)
-    return ReductionSVM().fit(rng.normal(size=(60, 3)) * 1e200, rng.integers(1, 4, 60))
+        rng = np.random.default_rng(0)
+        return getattr(ordrank.algorithms, name)().fit(rng.normal(size=(60, 3)) * 1e200, rng.integers(1, 4, 60))
+    return trigger
 
 
 CASES += [
@@ -199,7 +202,7 @@ CASES += [
          "NaN\" of a finite X)", ValueError,
          r"^ReductionSVM\(\): the 'rbf' kernel is NaN or infinite on these inputs \(finite, up to "
          r"\|x\| = \S+e\+200, but their squared norms or distances overflow float64\); scale the inputs",
-         reduction_huge),
+         huge_inputs("ReductionSVM")),
     Case("only-empty", "`only=[]` (was pandas' \"No objects to concatenate\")", ValueError,
          r"^only=\[\] names no algorithm: give one or more of \['PRank', 'WH'\], or leave only unset "
          r"\(null\) to run them all", app_run("only=[]")),
@@ -224,19 +227,10 @@ CASES += [
 ]
 
 
-def svor_huge(tmp):
-    import numpy as np
-
-    from ordrank.algorithms import SVOR
-
-    rng = np.random.default_rng(0)
-    return SVOR().fit(rng.normal(size=(60, 3)) * 1e200, rng.integers(1, 4, 60))
-
-
 CASES += [
     Case("svor-huge-inputs", "`SVOR().fit(X * 1e200, y)` (was cvxpy's \"Problem data contains NaN or Inf\" of "
          "a finite X)", ValueError,
          r"^SVOR\(\): the 'rbf' kernel is NaN or infinite on these inputs \(finite, up to "
          r"\|x\| = \S+e\+200, but their squared norms or distances overflow float64\); scale the inputs",
-         svor_huge),
+         huge_inputs("SVOR")),
 ]
