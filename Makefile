@@ -37,14 +37,14 @@ reproduce-quick: $(STAMP)   ## the same at small sizes, into build/quick/ (never
 
 # The batch benchmark: one joblib job per (data set, partition); a killed sweep started again runs only
 # the jobs without a finished table. Then the tables are merged and the report and figure redrawn.
-benchmark: $(STAMP)   ## svor_benchmark, 10 bins (33 min on 2 cores, README: Results)
+benchmark: $(STAMP)   ## svor_benchmark: 24 ORCA sets (12 x 5, 10 bins; README: Results)
 	$(BIN)/python run.py -m +experiment=svor_benchmark hydra/launcher=joblib
-	$(BIN)/python -m ordrank.results collect multirun/svor_benchmark/bins10 -o results/svor_benchmark/benchmark.parquet
+	$(BIN)/python -m ordrank.results collect multirun/svor_benchmark -o results/svor_benchmark/benchmark.parquet
 	$(BIN)/python experiments/report_svor_benchmark.py
 
 benchmark-quick: $(STAMP)   ## the same code path at CI size (two data sets, two partitions)
 	$(BIN)/python run.py -m +experiment=svor_benchmark_quick hydra/launcher=joblib
-	$(BIN)/python -m ordrank.results collect multirun/svor_benchmark_quick/bins10 -o results/svor_benchmark_quick/benchmark.parquet
+	$(BIN)/python -m ordrank.results collect multirun/svor_benchmark_quick -o results/svor_benchmark_quick/benchmark.parquet
 	$(BIN)/python experiments/report_svor_benchmark.py --table results/svor_benchmark_quick/benchmark.parquet \
 		--out results/svor_benchmark_quick --figure figures/svor_benchmark_quick_scatter.png
 

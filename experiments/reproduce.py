@@ -261,8 +261,8 @@ def run_sweep(entry: Entry, quick: bool, data_dir: str, out: Path, bar_position:
     jobs (counted by their FINISHED markers), then the jobs' tables collected into one table."""
     from ordrank.results import main as results_main
 
-    cfg = compose([*entry.config_overrides(quick), f"data_dir={data_dir}"])
-    sweep_dir = out / "multirun" / cfg.experiment / f"bins{cfg.dataset.bins}"
+    cfg = compose([*entry.config_overrides(quick), f"data_dir={data_dir}"], hydra_config=True)
+    sweep_dir = out / cfg.hydra.sweep.dir  # the experiment's own sweep folder (multirun/<experiment>[/bins..])
     jobs = sweep_jobs(entry, quick, data_dir)
     command = [sys.executable, str(REPO / "run.py"), "-m", *entry.config_overrides(quick),
                "hydra/launcher=joblib", f"data_dir={data_dir}", f"hydra.sweep.dir={sweep_dir}"]

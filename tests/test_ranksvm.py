@@ -5,6 +5,7 @@ import pytest
 import sklearn
 from hypothesis import given
 from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, GroupKFold
 from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -67,6 +68,28 @@ def test_objective_equals_linear_svc_on_pair_differences(loss, C, levels):
     assert ours == pytest.approx(theirs, rel=1e-4)
     assert ours <= theirs * (1 + 1e-6)  # not worse than the oracle beyond the certified gap
     assert model.n_pairs_ == len(i)
+
+
+@pytest.mark.parametrize("C", [0.01, 1.0, 100.0])
+def test_hinge_gap_is_a_certified_bound(C):
+    """The hinge fit's gap_ comes from a dual-feasible point: the optimum (here LinearSVC's, solved
+    to 1e-10 on the explicit pairs) lies between F(w)·(1 − gap_) and F(w)."""
+    X, y, qid = toy(5, levels=5)
+    model = RankSVM(C=C, tol=1e-3).fit(X, y, qid)
+    i, j = preference_pairs(y, qid)
+    D = X[i] - X[j]
+    oracle = LinearSVC(C=C / 2, fit_intercept=False, tol=1e-10, max_iter=500_000)
+    oracle.fit(np.vstack([D, -D]), np.r_[np.ones(len(D)), -np.ones(len(D))])
+    best = min(explicit_objective(oracle.coef_.ravel(), X, y, qid, C, "hinge"), model.objective_)
+    assert 0 <= model.gap_ <= 1e-3
+    assert model.objective_ * (1 - model.gap_) <= best * (1 + 1e-9)
+
+
+def test_hinge_warns_when_max_iter_stops_it_short():
+    X, y, qid = toy(5, levels=5)
+    with pytest.warns(ConvergenceWarning, match=r"max_iter=1 Newton steps .* gap"):
+        model = RankSVM(C=100.0, tol=1e-9, max_iter=1).fit(X, y, qid)
+    assert model.gap_ > 1e-9
 
 
 def test_no_qid_is_one_query_of_every_pair_with_different_labels():
