@@ -151,7 +151,7 @@ def boost_table(out: Path, quick: bool) -> Path:
 
 def readme_tables(out: Path, quick: bool) -> dict[str, str]:
     """The README's generated tables, {marker name: markdown}, from the tables under ``out/results``."""
-    from ordrank.reports import (ReportSpec, benchmark_readme_markdown, online_comparison_markdown,
+    from ordrank.reports import (ReportSpec, online_comparison_markdown,
                                  online_final_markdown)
     from ordrank.results import read_table
 
@@ -172,11 +172,25 @@ def readme_tables(out: Path, quick: bool) -> dict[str, str]:
             read_table(results / "prank_synthetic" / "crammer_singer.parquet"), unit="sequences"),
         "prank_eachmovie": online_comparison_markdown(
             [(label, read_table(results / path)) for label, path in eachmovie]),
-        "svor_benchmark": benchmark_readme_markdown(benchmark, spec=ReportSpec.of_table(benchmark, REPO / "conf")),
+        **svor_readme_tables(benchmark, ReportSpec.of_table(benchmark, REPO / "conf")),
         "svor_benchmark_statistics": load_script("report_svor_benchmark.py").statistics_markdown(benchmark),
         "boost_benchmark": load_script("report_boost_benchmark.py").markdown(read_table(boost_table(out, quick))),
         **letor_readme_tables(read_table(letor_table(out, quick))),
     }
+
+
+def svor_readme_tables(benchmark, spec) -> dict[str, str]:
+    """The README's svor_benchmark tables: the report section's rows (10 ranks) and, when the table
+    has them, the same columns at 5 ranks (marker ``svor_benchmark_5bins``)."""
+    import dataclasses
+
+    from ordrank.reports import benchmark_readme_markdown
+
+    tables = {"svor_benchmark": benchmark_readme_markdown(benchmark, spec=spec)}
+    if "bins" in benchmark and (benchmark["bins"] == 5).any():
+        five = dataclasses.replace(spec, readme_where={**spec.readme_where, "bins": 5}, readme_subset="5 ranks")
+        tables["svor_benchmark_5bins"] = benchmark_readme_markdown(benchmark, spec=five)
+    return tables
 
 
 def letor_readme_tables(table) -> dict[str, str]:

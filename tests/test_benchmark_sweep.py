@@ -26,7 +26,7 @@ def test_quick_sweep_resume_collect_report(tmp_path, shared_data_dir):
           "only=[PRank,Reduction-tree,OrderedLogit,skordinal-SVORIM]")
     tables = sorted((tmp_path / "sweep").rglob("results.parquet"))
     assert [p.parent.relative_to(tmp_path / "sweep").as_posix() for p in tables] == [
-        "pyrim/split0", "pyrim/split1"]
+        "bins10/pyrim/split0", "bins10/pyrim/split1"]
     stamps = [p.stat().st_mtime_ns for p in tables]
     again = sweep(tmp_path, shared_data_dir, "dataset.name=pyrim", "protocol.splits=0,1",
                   "only=[PRank,Reduction-tree,OrderedLogit,skordinal-SVORIM]")

@@ -70,26 +70,43 @@ def test_objective_equals_linear_svc_on_pair_differences(loss, C, levels):
     assert model.n_pairs_ == len(i)
 
 
+@pytest.mark.parametrize("solver", ["cutting_plane", "smoothed_newton"])
 @pytest.mark.parametrize("C", [0.01, 1.0, 100.0])
-def test_hinge_gap_is_a_certified_bound(C):
-    """The hinge fit's gap_ comes from a dual-feasible point: the optimum (here LinearSVC's, solved
-    to 1e-10 on the explicit pairs) lies between F(w)·(1 − gap_) and F(w)."""
+def test_hinge_gap_is_a_certified_bound(C, solver):
+    """Either hinge solver's gap_ comes from a dual bound: the optimum (here LinearSVC's, solved to
+    1e-10 on the explicit pairs) lies between F(w)·(1 − gap_) and F(w)."""
     X, y, qid = toy(5, levels=5)
-    model = RankSVM(C=C, tol=1e-3).fit(X, y, qid)
+    model = RankSVM(C=C, tol=1e-3, solver=solver).fit(X, y, qid)
     i, j = preference_pairs(y, qid)
     D = X[i] - X[j]
-    oracle = LinearSVC(C=C / 2, fit_intercept=False, tol=1e-10, max_iter=500_000)
+    oracle = LinearSVC(C=C / 2, loss="hinge", fit_intercept=False, tol=1e-10, max_iter=500_000)
     oracle.fit(np.vstack([D, -D]), np.r_[np.ones(len(D)), -np.ones(len(D))])
     best = min(explicit_objective(oracle.coef_.ravel(), X, y, qid, C, "hinge"), model.objective_)
     assert 0 <= model.gap_ <= 1e-3
     assert model.objective_ * (1 - model.gap_) <= best * (1 + 1e-9)
 
 
-def test_hinge_warns_when_max_iter_stops_it_short():
+@pytest.mark.parametrize("solver", ["cutting_plane", "smoothed_newton"])
+def test_hinge_warns_when_max_iter_stops_it_short(solver):
     X, y, qid = toy(5, levels=5)
-    with pytest.warns(ConvergenceWarning, match=r"max_iter=1 Newton steps .* gap"):
-        model = RankSVM(C=100.0, tol=1e-9, max_iter=1).fit(X, y, qid)
+    with pytest.warns(ConvergenceWarning, match=r"max_iter=1 reached with a certified relative gap"):
+        model = RankSVM(C=100.0, tol=1e-9, max_iter=1, solver=solver).fit(X, y, qid)
     assert model.gap_ > 1e-9
+
+
+def test_smoothed_newton_equals_linear_svc_on_pair_differences():
+    """The large-data solver reaches the same optimum as the oracle (and as the cutting plane)."""
+    X, y, qid = toy(5, levels=5)
+    model = RankSVM(C=1.0, tol=1e-7, solver="smoothed_newton").fit(X, y, qid)
+    i, j = preference_pairs(y, qid)
+    D = X[i] - X[j]
+    oracle = LinearSVC(C=0.5, loss="hinge", fit_intercept=False, tol=1e-10, max_iter=200_000)
+    oracle.fit(np.vstack([D, -D]), np.r_[np.ones(len(D)), -np.ones(len(D))])
+    theirs = explicit_objective(oracle.coef_.ravel(), X, y, qid, 1.0, "hinge")
+    assert model.objective_ == pytest.approx(theirs, rel=1e-4)
+    assert model.objective_ <= theirs * (1 + 1e-6)
+    plane = RankSVM(C=1.0, tol=1e-7, solver="cutting_plane").fit(X, y, qid)
+    assert model.objective_ == pytest.approx(plane.objective_, rel=1e-6)
 
 
 def test_no_qid_is_one_query_of_every_pair_with_different_labels():

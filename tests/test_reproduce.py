@@ -65,7 +65,7 @@ def test_registry_composes_and_quick_is_smaller(driver, tmp_path):
         assert quick.experiment == (entry.quick_experiment or full.experiment)
     svor = next(e for e in driver.REGISTRY if e.name == "svor_benchmark")
     jobs = driver.sweep_jobs(svor, False, str(tmp_path))
-    assert len(jobs) == 9 * 20 and {"dataset.name", "protocol.splits"} == set(jobs[0])
+    assert len(jobs) == 12 * 2 * 20 and {"dataset.name", "dataset.bins", "protocol.splits"} == set(jobs[0])
 
 
 def test_missing_data_stops_before_any_work(driver, tmp_path, capsys):
