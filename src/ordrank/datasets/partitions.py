@@ -220,7 +220,7 @@ def check_archive(path: Path, key: str, root: Path) -> None:
     per file version and process. A different archive that cannot be read through (truncated, empty,
     not xz) raises a ValueError naming the file and the command that fetches it again; one that reads
     (e.g. a test's own small archive) gets a warning that it is not the published data."""
-    from ordrank.datasets.fetch import ORCA_ARCHIVES  # fetch imports this module
+    from ordrank.datasets.fetch import ORCA_ARCHIVES  # fetch imports this module (through registry)
 
     stat = path.stat()
     version = (str(path.absolute()), stat.st_size, stat.st_mtime_ns)
