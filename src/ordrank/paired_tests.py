@@ -59,15 +59,18 @@ def holm(pvalues) -> np.ndarray:
     NaN and is not counted in the family.
 
     With the m p-values sorted, p_(1) ≤ … ≤ p_(m): p̃_(i) = min(1, max_{j ≤ i} (m − j + 1) p_(j)).
-    Rejecting where p̃ < α controls the family-wise error rate at α.
+    Rejecting where p̃ < α controls the family-wise error rate at α. Computed here by that formula
+    (tests check it against statsmodels): ``multipletests`` runs ``gc.collect()`` on every call,
+    0.15 s each in a report process, which made the benchmark report take 20 s for 130 families.
     """
-    from statsmodels.stats.multitest import multipletests
-
     p = np.asarray(pvalues, dtype=np.float64)
     out = np.full(p.shape, np.nan)
-    present = ~np.isnan(p)
-    if present.any():
-        out[present] = multipletests(p[present], method="holm")[1]
+    present = np.flatnonzero(~np.isnan(p))
+    if len(present):
+        order = present[np.argsort(p[present], kind="stable")]
+        m = len(order)
+        adjusted = np.maximum.accumulate((m - np.arange(m)) * p[order])
+        out[order] = np.minimum(adjusted, 1.0)
     return out
 
 
