@@ -180,13 +180,14 @@ def readme_tables(out: Path, quick: bool) -> dict[str, str]:
 
 
 def svor_readme_tables(benchmark, spec) -> dict[str, str]:
-    """The README's svor_benchmark tables: the report section's rows (10 ranks) and, when the table
-    has them, the same columns at 5 ranks (marker ``svor_benchmark_5bins``)."""
+    """The README's svor_benchmark tables: the report section's rows (10 ranks) and the same columns
+    at 5 ranks (marker ``svor_benchmark_5bins``; a one-line note when the table has none)."""
     import dataclasses
 
     from ordrank.reports import benchmark_readme_markdown
 
-    tables = {"svor_benchmark": benchmark_readme_markdown(benchmark, spec=spec)}
+    tables = {"svor_benchmark": benchmark_readme_markdown(benchmark, spec=spec),
+              "svor_benchmark_5bins": "No results with 5 ranks in this table.\n"}  # e.g. --quick's
     if "bins" in benchmark and (benchmark["bins"] == 5).any():
         five = dataclasses.replace(spec, readme_where={**spec.readme_where, "bins": 5}, readme_subset="5 ranks")
         tables["svor_benchmark_5bins"] = benchmark_readme_markdown(benchmark, spec=five)
