@@ -57,11 +57,11 @@ def test_benchmark_report_is_what_the_committed_table_gives(tmp_path):
 
 @pytest.mark.slow
 def test_svor_benchmark_partition_reproduces_committed_rows(tmp_path, shared_data_dir):
-    """One job of the full benchmark (machine, partition 0, every learner) gives the committed errors."""
-    table = rerun(tmp_path, "svor_benchmark", ["dataset.name=machine", "protocol.splits=0",
+    """One job of the full benchmark (machine, 10 bins, partition 0, every learner) gives the committed errors."""
+    table = rerun(tmp_path, "svor_benchmark", ["dataset.name=machine", "dataset.bins=10", "protocol.splits=0",
                                                f"data_dir={shared_data_dir}"])
     committed = pd.read_parquet(REPO / "results" / "svor_benchmark" / "benchmark.parquet")
-    committed = committed[(committed.dataset == "machine") & (committed.split == 0)]
+    committed = committed[(committed.dataset == "machine") & (committed.bins == 10) & (committed.split == 0)]
     keys = ["algorithm", "metric"]
     errors = ["mae", "zero_one"]
     new = table[table.metric.isin(errors)].set_index(keys).sort_index()
