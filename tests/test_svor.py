@@ -306,6 +306,24 @@ def test_implicit_working_set_with_its_default_sizes():
     assert np.mean(ws.predict(X) == exact.predict(X)) >= 0.995
 
 
+def test_working_set_gives_up_for_the_full_solve_when_it_grows_past_half_the_data(monkeypatch):
+    """On heavily overlapping ranks the restricted problems grow towards n; past WS_MAX_SHARE of the
+    examples (from WS_SHARE_MIN_N) the fit solves the full problem instead: n_rounds_ = 0, the
+    full solve's optimum. Checked by lowering the thresholds (n = 300 instead of ≥ 1000)."""
+    X, y = ranked_data(5, 300, 1.0, k=5, d=4)
+    cache.clear_cache()
+    grown = SVOR(gamma=0.2, C=2.0, tol=1e-5, working_set=True).fit(X, y)
+    assert grown.n_rounds_ >= 1 and grown.working_set_size_ > 0.2 * len(X)  # what the cap cuts
+    monkeypatch.setattr(working_set, "WS_SHARE_MIN_N", 100)
+    monkeypatch.setattr(working_set, "WS_MAX_SHARE", 0.2)
+    cache.clear_cache()
+    capped = SVOR(gamma=0.2, C=2.0, tol=1e-5, working_set=True).fit(X, y)
+    exact = SVOR(gamma=0.2, C=2.0, tol=1e-5, working_set=False).fit(X, y)
+    assert capped.n_rounds_ == 0 and capped.working_set_size_ == len(X)
+    assert capped.objective_ == pytest.approx(exact.objective_, rel=1e-9)
+    assert capped.objective_ == pytest.approx(grown.objective_, rel=1e-4)
+
+
 @pytest.mark.parametrize("constraints", ["implicit", "explicit"])
 def test_working_set_accurate_at_large_C(constraints):
     """At C = 100 an interior point at tol = 1e-3 leaves bound variables up to ~0.1 from their
