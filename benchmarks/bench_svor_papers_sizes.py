@@ -20,15 +20,20 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from pathlib import Path
 
 import numpy as np
+from omegaconf import OmegaConf
 from skordinal.classifiers import SVOR as SkordinalSVOR
 from sklearn.preprocessing import StandardScaler
 
 from ordrank.algorithms.batch.svor import SVOR
 from ordrank.datasets.partitions import BenchmarkData
 
-SIZES = {"bank2": 3000, "computer2": 4000, "calhousing": 5000, "census2": 6000}
+# the experiment's own sizes and redraw (seed, number of splits), read from its config
+CONFIG = OmegaConf.load(Path(__file__).resolve().parents[1] / "conf" / "experiment" / "svor_benchmark"
+                        / "papers_sizes.yaml")
+SIZES = dict(CONFIG.train_sizes)
 
 
 def timed(fit):
@@ -50,7 +55,8 @@ def main(argv=None):
     print(f"{'set':<11}{'train':>6}{'test':>7}{'learner':>11}{'wall s':>9}{'CPU s':>8}{'MAE':>8}{'equal':>7}")
     for name in args.sets:
         data = BenchmarkData(name, args.bins, "orca", data_dir,
-                             redraw={"train_size": SIZES[name], "n_splits": 20, "seed": 0})
+                             redraw={"train_size": SIZES[name], "n_splits": CONFIG.dataset.redraw.n_splits,
+                                     "seed": CONFIG.dataset.redraw.seed})
         X, y, X_test, y_test = data.split(0)
         scaler = StandardScaler().fit(X)
         X, X_test = scaler.transform(X), scaler.transform(X_test)

@@ -29,6 +29,16 @@ def explicit_objective(w, X, y, qid, C, loss):
     return 0.5 * w @ w + C * np.sum(slack if loss == "hinge" else slack ** 2)
 
 
+def oracle_objective(X, y, qid, C, loss, max_iter=200_000):
+    """The RankSVM objective at LinearSVC's optimum on the explicit pair differences: the rows d_p
+    (+1) and −d_p (−1) count every pair twice, so LinearSVC's C' = C/2."""
+    i, j = preference_pairs(y, qid)
+    D = X[i] - X[j]
+    oracle = LinearSVC(C=C / 2, loss=loss, fit_intercept=False, tol=1e-10, max_iter=max_iter)
+    oracle.fit(np.vstack([D, -D]), np.r_[np.ones(len(D)), -np.ones(len(D))])
+    return explicit_objective(oracle.coef_.ravel(), X, y, qid, C, loss)
+
+
 @given(st.integers(0, 10_000), st.integers(1, 9), st.sampled_from([0.0, 0.5, 1.0]))
 def test_sweep_counts_and_sums_equal_the_explicit_pairs(seed, levels, margin):
     rng = np.random.default_rng(seed)
@@ -58,16 +68,12 @@ def test_objective_equals_linear_svc_on_pair_differences(loss, C, levels):
     pair twice, so C' = C/2 gives the RankSVM objective."""
     X, y, qid = toy(levels, levels=levels)
     model = RankSVM(C=C, loss=loss, tol=1e-7).fit(X, y, qid)
-    i, j = preference_pairs(y, qid)
-    D = X[i] - X[j]
-    oracle = LinearSVC(C=C / 2, loss=loss, fit_intercept=False, tol=1e-10, max_iter=200_000)
-    oracle.fit(np.vstack([D, -D]), np.r_[np.ones(len(D)), -np.ones(len(D))])
     ours = explicit_objective(model.coef_, X, y, qid, C, loss)
-    theirs = explicit_objective(oracle.coef_.ravel(), X, y, qid, C, loss)
+    theirs = oracle_objective(X, y, qid, C, loss)
     assert ours == pytest.approx(model.objective_, rel=1e-10)
     assert ours == pytest.approx(theirs, rel=1e-4)
     assert ours <= theirs * (1 + 1e-6)  # not worse than the oracle beyond the certified gap
-    assert model.n_pairs_ == len(i)
+    assert model.n_pairs_ == len(preference_pairs(y, qid)[0])
 
 
 @pytest.mark.parametrize("solver", ["cutting_plane", "smoothed_newton"])
@@ -77,11 +83,7 @@ def test_hinge_gap_is_a_certified_bound(C, solver):
     1e-10 on the explicit pairs) lies between F(w)·(1 − gap_) and F(w)."""
     X, y, qid = toy(5, levels=5)
     model = RankSVM(C=C, tol=1e-3, solver=solver).fit(X, y, qid)
-    i, j = preference_pairs(y, qid)
-    D = X[i] - X[j]
-    oracle = LinearSVC(C=C / 2, loss="hinge", fit_intercept=False, tol=1e-10, max_iter=500_000)
-    oracle.fit(np.vstack([D, -D]), np.r_[np.ones(len(D)), -np.ones(len(D))])
-    best = min(explicit_objective(oracle.coef_.ravel(), X, y, qid, C, "hinge"), model.objective_)
+    best = min(oracle_objective(X, y, qid, C, "hinge", max_iter=500_000), model.objective_)
     assert 0 <= model.gap_ <= 1e-3
     assert model.objective_ * (1 - model.gap_) <= best * (1 + 1e-9)
 
@@ -98,11 +100,7 @@ def test_smoothed_newton_equals_linear_svc_on_pair_differences():
     """The large-data solver reaches the same optimum as the oracle (and as the cutting plane)."""
     X, y, qid = toy(5, levels=5)
     model = RankSVM(C=1.0, tol=1e-7, solver="smoothed_newton").fit(X, y, qid)
-    i, j = preference_pairs(y, qid)
-    D = X[i] - X[j]
-    oracle = LinearSVC(C=0.5, loss="hinge", fit_intercept=False, tol=1e-10, max_iter=200_000)
-    oracle.fit(np.vstack([D, -D]), np.r_[np.ones(len(D)), -np.ones(len(D))])
-    theirs = explicit_objective(oracle.coef_.ravel(), X, y, qid, 1.0, "hinge")
+    theirs = oracle_objective(X, y, qid, 1.0, "hinge")
     assert model.objective_ == pytest.approx(theirs, rel=1e-4)
     assert model.objective_ <= theirs * (1 + 1e-6)
     plane = RankSVM(C=1.0, tol=1e-7, solver="cutting_plane").fit(X, y, qid)

@@ -1,8 +1,8 @@
 """RankSVM (seed 001): a large-margin ranker over every preference pair within a query."""
 from __future__ import annotations
 
-from numbers import Integral, Real
 import warnings
+from numbers import Integral, Real
 from typing import NamedTuple
 
 import clarabel
@@ -287,7 +287,8 @@ def _smoothed_newton(problem: _Problem, tol: float, max_iter: int, mu: float = 0
     1, not at 1 − μ), each by its own :class:`~._pairwise.MarginSweep`. At any w, ``α_p = C h_μ'(z_p)``
     ∈ [0, C] is feasible for the RankSVM dual ``D(α) = Σ α_p − ½‖Σ α_p d_p‖²``, so ``F(w) − D(α)`` is a
     certified gap: it is ``½‖∇F_μ(w)‖² + C Σ_Q z(1 − z/μ)`` and shrinks with μ² once the Newton solve
-    (inexact Newton: SciPy's CG on the generalized Hessian, Armijo line search) is accurate. The fit stops at ``F − D ≤ tol · F``.
+    (inexact Newton: SciPy's CG on the generalized Hessian, Armijo line search) is accurate. The fit
+    stops at ``F − D ≤ tol · F``.
     """
     X, C = problem.X, problem.C
     cache = {}
@@ -297,8 +298,10 @@ def _smoothed_newton(problem: _Problem, tol: float, max_iter: int, mu: float = 0
             s = X @ w
             sweeps = [MarginSweep(s, margin, problem.ranks, problem.n_levels, problem.qindex)
                       for margin in (1.0, 1.0 - mu)]
-            cache.update(mu=mu, w=w.copy(), s=s, sweeps=sweeps)
-        return cache["s"], cache["sweeps"]
+            outer, inner = sweeps  # the window's counts: active at margin 1, not at 1 − μ
+            window = (outer.lower_count - inner.lower_count, outer.upper_count - inner.upper_count)
+            cache.update(mu=mu, w=w.copy(), s=s, sweeps=sweeps, window=window)
+        return cache["s"], cache["sweeps"], cache["window"]
 
     def window_sums(sweeps, v):  # (below, above) over the window Q = active at 1, not at 1 − μ
         (b1, a1), (b2, a2) = (sweep.partner_sums(v) for sweep in sweeps)
@@ -306,10 +309,9 @@ def _smoothed_newton(problem: _Problem, tol: float, max_iter: int, mu: float = 0
 
     def parts(w, mu):
         """F_μ(w), ∇F_μ(w), F(w) and the dual value D at α = C h_μ'(z)."""
-        s, (outer, inner) = state(w, mu)
-        c_lin, e_lin = inner.lower_count, inner.upper_count
-        c_win, e_win = outer.lower_count - c_lin, outer.upper_count - e_lin
-        below, above = window_sums((outer, inner), s)
+        s, sweeps, (c_win, e_win) = state(w, mu)
+        c_lin, e_lin = sweeps[1].lower_count, sweeps[1].upper_count
+        below, above = window_sums(sweeps, s)
         above += e_win  # Σ (s_j + 1) over the lower partners j in the window
         z_lin = float(c_lin @ (s + 1.0) - e_lin @ s)                          # Σ_L z
         z_win = float(c_win @ (s + 1.0) - e_win @ s)                          # Σ_Q z
@@ -325,12 +327,10 @@ def _smoothed_newton(problem: _Problem, tol: float, max_iter: int, mu: float = 0
         return smoothed, gradient, half + C * (z_lin + z_win), dual, C * (z_win - z2_win / mu)
 
     def hessp(w, v, mu):
-        _, sweeps = state(w, mu)
+        _, sweeps, (c_win, e_win) = state(w, mu)
         u = X @ v
         below, above = window_sums(sweeps, u)
-        weight = (sweeps[0].lower_count - sweeps[1].lower_count
-                  + sweeps[0].upper_count - sweeps[1].upper_count)
-        return v + (C / mu) * (X.T @ (weight * u - below - above))
+        return v + (C / mu) * (X.T @ ((c_win + e_win) * u - below - above))
 
     def newton(w, mu, gtol, budget):
         """Inexact Newton steps (CG on the generalized Hessian) with a backtracking line search:
