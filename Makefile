@@ -3,7 +3,7 @@
 #   make test   set up .venv and run the whole test suite (slow reproduction checks included)
 # Every paper experiment, its tables, figures and the README's tables:
 #   make reproduce         (needs the data sets of `python -m ordrank.data list` under $ORDRANK_DATA; 2.5-3 h on 2 cores)
-#   make reproduce-quick   (the same code paths at small sizes, into build/quick/; 2-3 min)
+#   make reproduce-quick   (the same code paths at small sizes, into build/quick/; 1-3 min: 67 s on a fresh clone, 2 cores)
 # Other commands run inside the venv: `source .venv/bin/activate` after `make setup`.
 PYTHON ?= python3
 VENV   ?= .venv
@@ -15,7 +15,7 @@ STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 .PHONY: setup run reproduce reproduce-quick benchmark benchmark-quick test test-fast figures bench clean
 
 $(STAMP): pyproject.toml
-	@echo "make: setting up $(VENV) (pip install -e '.[dev]': about 2-3 minutes the first time, quiet)"
+	@echo "make: setting up $(VENV) (pip install -e '.[dev]': about 1-3 minutes the first time (50 s with a warm pip cache), quiet)"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
