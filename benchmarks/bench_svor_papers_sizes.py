@@ -48,11 +48,16 @@ def main(argv=None):
     parser.add_argument("--bins", type=int, default=10, choices=(5, 10))
     parser.add_argument("--C", type=float, default=10.0)
     parser.add_argument("--gamma", type=float, default=0.1)
+    parser.add_argument("--constraints", default="implicit", choices=("implicit", "explicit"))
+    parser.add_argument("--learners", nargs="+", default=["ordrank-SMO", "skordinal"],
+                        choices=["ordrank-SMO", "ordrank-QP", "skordinal"],
+                        help="the first is the one the others' predictions are compared with "
+                             "(ordrank-QP: the cvxpy / working-set solve, half a minute or more per fit)")
     args = parser.parse_args(argv)
     data_dir = os.environ.get("ORDRANK_DATA", "data")
-    print(f"SVORIM, {args.bins} bins, C={args.C:g}, gamma={args.gamma:g}, one redrawn split per set "
+    print(f"SVOR {args.constraints}, {args.bins} bins, C={args.C:g}, gamma={args.gamma:g}, one redrawn split per set "
           f"(load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
-    print(f"{'set':<11}{'train':>6}{'test':>7}{'learner':>11}{'wall s':>9}{'CPU s':>8}{'MAE':>8}{'equal':>7}")
+    print(f"{'set':<11}{'train':>6}{'test':>7}{'learner':>12}{'wall s':>9}{'CPU s':>8}{'MAE':>8}{'equal':>7}")
     for name in args.sets:
         data = BenchmarkData(name, args.bins, "orca", data_dir,
                              redraw={"train_size": SIZES[name], "n_splits": CONFIG.dataset.redraw.n_splits,
@@ -61,14 +66,20 @@ def main(argv=None):
         scaler = StandardScaler().fit(X)
         X, X_test = scaler.transform(X), scaler.transform(X_test)
         predictions = {}
-        for label, make in (("ordrank", lambda: SVOR(C=args.C, gamma=args.gamma, diagonal_jitter=0.001)),
-                            ("skordinal", lambda: SkordinalSVOR(C=args.C, gamma=args.gamma, kernel="rbf",
-                                                                constraints="implicit", tol=1e-3))):
+        learners = {"ordrank-SMO": lambda: SVOR(args.constraints, C=args.C, gamma=args.gamma,
+                                                  diagonal_jitter=0.001, solver="SMO"),
+                    "ordrank-QP": lambda: SVOR(args.constraints, C=args.C, gamma=args.gamma,
+                                               diagonal_jitter=0.001),
+                    "skordinal": lambda: SkordinalSVOR(C=args.C, gamma=args.gamma, kernel="rbf",
+                                                       constraints=args.constraints, tol=1e-3)}
+        for label in args.learners:
+            make = learners[label]
             model, wall, cpu = timed(lambda: make().fit(X, y))
             predictions[label] = model.predict(X_test)
             mae = float(np.mean(np.abs(predictions[label] - y_test)))
-            equal = "" if label == "ordrank" else f"{np.mean(predictions['ordrank'] == predictions[label]):.4f}"
-            print(f"{name:<11}{len(y):>6}{len(y_test):>7}{label:>11}{wall:>9.1f}{cpu:>8.1f}{mae:>8.4f}{equal:>7}",
+            first = args.learners[0]
+            equal = "" if label == first else f"{np.mean(predictions[first] == predictions[label]):.4f}"
+            print(f"{name:<11}{len(y):>6}{len(y_test):>7}{label:>12}{wall:>9.1f}{cpu:>8.1f}{mae:>8.4f}{equal:>7}",
                   flush=True)
 
 
