@@ -120,6 +120,16 @@ FIGURES = [
         "--table", str(benchmark_table(out, quick)), "--out", str(benchmark_table(out, quick).parent),
         "--figure", str(out / "figures" / "svor_benchmark_scatter.png")],
      lambda out, quick: benchmark_table(out, quick)),
+    ("report_svor_benchmark.py", lambda out, quick: [
+        "--table", str(chu_table(out, quick)), "--out", str(chu_table(out, quick).parent),
+        "--figure", str(out / "figures" / "svor_benchmark_chu_scatter.png"),
+        "--cd-figure", str(out / "figures" / "svor_benchmark_chu_cd.png")],
+     lambda out, quick: chu_table(out, quick)),
+    ("report_svor_benchmark.py", lambda out, quick: [  # opt-in: reported where its table exists
+        "--table", str(papers_sizes_table(out)), "--out", str(papers_sizes_table(out).parent),
+        "--figure", str(out / "figures" / "svor_benchmark_papers_sizes_scatter.png"),
+        "--cd-figure", str(out / "figures" / "svor_benchmark_papers_sizes_cd.png")],
+     lambda out, quick: papers_sizes_table(out)),
     ("report_boost_benchmark.py", lambda out, quick: [
         "--table", str(boost_table(out, quick)), "--out", str(boost_table(out, quick).parent),
         "--figure", str(out / "figures" / "boost_benchmark_scatter.png")],
@@ -131,22 +141,37 @@ FIGURES = [
 ]
 
 
+PAPERS_SIZES = "svor_benchmark_papers_sizes"  # the opt-in variant's experiment name
+
+
 def letor_table(out: Path, quick: bool) -> Path:
     entry = next(e for e in REGISTRY if e.name == "letor_ohsumed")
     experiment = entry.quick_experiment if quick else entry.experiment
     return out / "results" / experiment / "letor_ohsumed.parquet"
 
 
-def benchmark_table(out: Path, quick: bool) -> Path:
-    entry = next(e for e in REGISTRY if e.name == "svor_benchmark")
+def sweep_table(name: str, out: Path, quick: bool) -> Path:
+    """The collected table of the registry's sweep entry ``name`` (its quick experiment's with ``quick``)."""
+    entry = next(e for e in REGISTRY if e.name == name)
     experiment = entry.quick_experiment if quick else entry.experiment
     return out / "results" / experiment / "benchmark.parquet"
+
+
+def benchmark_table(out: Path, quick: bool) -> Path:
+    return sweep_table("svor_benchmark", out, quick)
+
+
+def chu_table(out: Path, quick: bool) -> Path:
+    return sweep_table("svor_benchmark_chu", out, quick)
 
 
 def boost_table(out: Path, quick: bool) -> Path:
-    entry = next(e for e in REGISTRY if e.name == "boost_benchmark")
-    experiment = entry.quick_experiment if quick else entry.experiment
-    return out / "results" / experiment / "benchmark.parquet"
+    return sweep_table("boost_benchmark", out, quick)
+
+
+def papers_sizes_table(out: Path) -> Path:
+    """The opt-in ``svor_benchmark/papers_sizes`` table (not in the registry: run and collect by hand)."""
+    return out / "results" / PAPERS_SIZES / "benchmark.parquet"
 
 
 def readme_tables(out: Path, quick: bool) -> dict[str, str]:
@@ -164,6 +189,7 @@ def readme_tables(out: Path, quick: bool) -> dict[str, str]:
     ]
     figure1 = load_script("plot_figure1.py")
     benchmark = read_table(benchmark_table(out, quick))  # its report: section says what the README shows
+    chu = read_table(chu_table(out, quick))
     predtron = {Path(path).parts[0]: figure1.markdown(read_table(results / path), letter)
                 for letter, (path, *_) in figure1.PANELS.items()}  # marker = the experiment
     return {
@@ -173,25 +199,48 @@ def readme_tables(out: Path, quick: bool) -> dict[str, str]:
         "prank_eachmovie": online_comparison_markdown(
             [(label, read_table(results / path)) for label, path in eachmovie]),
         **svor_readme_tables(benchmark, ReportSpec.of_table(benchmark, REPO / "conf")),
+        **svor_readme_tables(chu, ReportSpec.of_table(chu, REPO / "conf"), "svor_benchmark_chu"),
+        "svor_benchmark_chu_statistics": load_script("report_svor_benchmark.py").statistics_markdown(chu),
+        PAPERS_SIZES: papers_sizes_markdown(papers_sizes_table(out)),
         "svor_benchmark_statistics": load_script("report_svor_benchmark.py").statistics_markdown(benchmark),
         "boost_benchmark": load_script("report_boost_benchmark.py").markdown(read_table(boost_table(out, quick))),
         **letor_readme_tables(read_table(letor_table(out, quick))),
     }
 
 
-def svor_readme_tables(benchmark, spec) -> dict[str, str]:
-    """The README's svor_benchmark tables: the report section's rows (10 ranks) and the same columns
-    at 5 ranks (marker ``svor_benchmark_5bins``; a one-line note when the table has none)."""
+def svor_readme_tables(benchmark, spec, marker="svor_benchmark") -> dict[str, str]:
+    """A benchmark's README tables: the report section's rows (10 ranks, marker ``marker``) and the
+    same columns at 5 ranks (``<marker>_5bins``; a one-line note when the table has none)."""
     import dataclasses
 
     from ordrank.reports import benchmark_readme_markdown
 
-    tables = {"svor_benchmark": benchmark_readme_markdown(benchmark, spec=spec),
-              "svor_benchmark_5bins": "No results with 5 ranks in this table.\n"}  # e.g. --quick's
+    tables = {marker: benchmark_readme_markdown(benchmark, spec=spec),
+              f"{marker}_5bins": "No results with 5 ranks in this table.\n"}  # e.g. --quick's
     if "bins" in benchmark and (benchmark["bins"] == 5).any():
         five = dataclasses.replace(spec, readme_where={**spec.readme_where, "bins": 5}, readme_subset="5 ranks")
-        tables["svor_benchmark_5bins"] = benchmark_readme_markdown(benchmark, spec=five)
+        tables[f"{marker}_5bins"] = benchmark_readme_markdown(benchmark, spec=five)
     return tables
+
+
+def papers_sizes_markdown(path: Path) -> str:
+    """The opt-in papers-size block's README table: every (data set, ranks) it has, with how many
+    of the 20 partitions ran; a note where it has not been run."""
+    import dataclasses
+
+    from ordrank.reports import ReportSpec, benchmark_readme_markdown
+    from ordrank.results import read_table
+
+    if not path.is_file():
+        return f"Not run here: no `{path.name}` in `results/{PAPERS_SIZES}/`.\n"
+    table = read_table(path)
+    spec = ReportSpec.of_table(table, REPO / "conf")
+    parts = [benchmark_readme_markdown(table, spec=dataclasses.replace(
+        spec, readme_where={"bins": bins}, readme_subset=f"{int(bins)} ranks"))
+        for bins in sorted(table["bins"].unique())]
+    counts = table.groupby(["dataset", "bins"])["split"].nunique()
+    ran = "; ".join(f"{name} with {int(bins)} ranks {n} of 20" for (name, bins), n in counts.items())
+    return "\n".join(parts) + f"\nPartitions run: {ran}.\n"
 
 
 def letor_readme_tables(table) -> dict[str, str]:

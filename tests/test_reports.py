@@ -285,3 +285,14 @@ def test_another_study_with_its_own_block_and_reference(table):
     lines = benchmark_readme_markdown(other, spec=spec).splitlines()
     assert lines[0] == "| data set | SVORIM | PRank |" and lines[2].startswith("| housing |")
     assert "over the 20 partitions; bold" in lines[-1]
+
+
+def test_report_spec_of_a_variant_in_a_sub_folder():
+    """An experiment named in a sub-folder's config (svor_benchmark/papers_sizes names itself
+    svor_benchmark_papers_sizes) finds its report section there."""
+    from ordrank.report_spec import CONF_DIR, ReportSpec, config_name
+
+    assert config_name("svor_benchmark_papers_sizes", CONF_DIR) == "svor_benchmark/papers_sizes"
+    assert config_name("svor_benchmark", CONF_DIR) == "svor_benchmark"
+    spec = ReportSpec.for_experiment("svor_benchmark_papers_sizes")
+    assert spec.datasets == ("bank2", "computer2", "calhousing", "census2")

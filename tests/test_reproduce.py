@@ -129,3 +129,21 @@ def test_reproduce_quick_end_to_end(driver, tmp_path, shared_data_dir):
     readme = generated_blocks((out / "README.md").read_text(encoding="utf-8"))
     assert readme == {k: v.rstrip("\n") + "\n" for k, v in driver.readme_tables(out, quick=True).items()}
     assert "loss at t = 700 |" in readme["prank_synthetic"]
+
+
+def test_papers_sizes_block_says_what_ran(driver, tmp_path):
+    """The opt-in papers-size variant: a note where it has not run, else its tables per bin count
+    and how many of the 20 partitions each (data set, ranks) has."""
+    from ordrank.results import write_table
+
+    path = driver.papers_sizes_table(tmp_path)
+    assert driver.papers_sizes_markdown(path).startswith("Not run here")
+    rows = [{"experiment": driver.PAPERS_SIZES, "dataset": "bank2", "bins": 5, "split": split,
+             "algorithm": algorithm, "metric": "mae", "value": 0.9 + 0.01 * split, "status": "ok",
+             "params": "{}", "config.seed": 0}
+            for split in range(3) for algorithm in ("SVORIM", "skordinal-SVORIM", "Reduction-SVM")]
+    path.parent.mkdir(parents=True)
+    write_table(pd.DataFrame(rows), path)
+    text = driver.papers_sizes_markdown(path)
+    assert "| bank2 | **0.910** ± 0.006 |" in text and "partitions (5 ranks)" in text
+    assert text.rstrip().endswith("Partitions run: bank2 with 5 ranks 3 of 20.")

@@ -8,6 +8,7 @@ order and the README table's rows and columns are a :class:`ReportSpec`, read fr
 from __future__ import annotations
 
 import dataclasses
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -71,16 +72,31 @@ class ReportSpec:
         return cls.for_experiment(experiments[0], conf_dir)
 
 
+def config_name(experiment: str, conf_dir) -> str:
+    """The experiment config that names itself ``experiment``: ``conf/experiment/<experiment>.yaml``,
+    else a variant in a sub-folder whose ``experiment:`` line says so (e.g. ``svor_benchmark/
+    papers_sizes`` for ``svor_benchmark_papers_sizes``); the name itself where none does."""
+    folder = Path(conf_dir) / "experiment"
+    if (folder / f"{experiment}.yaml").is_file():
+        return experiment
+    line = re.compile(rf"^experiment:\s*{re.escape(experiment)}\s*(#.*)?$", re.MULTILINE)
+    for path in sorted(folder.rglob("*.yaml")):
+        if line.search(path.read_text(encoding="utf-8")):
+            return path.relative_to(folder).with_suffix("").as_posix()
+    return experiment
+
+
 @lru_cache(maxsize=16)
 def _composed_spec(experiment: str, conf_dir: str) -> ReportSpec:
     from hydra import compose, initialize_config_dir
     from omegaconf import OmegaConf
 
+    name = config_name(experiment, conf_dir)
     with initialize_config_dir(config_dir=conf_dir, version_base="1.3"):
-        cfg = compose("config", overrides=[f"+experiment={experiment}"])
+        cfg = compose("config", overrides=[f"+experiment={name}"])
     report = cfg.get("report")
     folder = "conf" if Path(conf_dir) == CONF_DIR else conf_dir  # no machine's path in the project's
-    where = f"{folder}/experiment/{experiment}.yaml: report"
+    where = f"{folder}/experiment/{name}.yaml: report"
     if report is None:
         raise ValueError(f"{where} is missing: the experiment has no report section")
     return ReportSpec.from_config(OmegaConf.to_container(report, resolve=True), where)
