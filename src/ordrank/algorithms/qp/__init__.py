@@ -6,4 +6,5 @@
 - :mod:`.clarabel_qp`: the box QP in Clarabel's standard form (or in cvxpy), :func:`solve_box_qp`;
 - :mod:`.kkt`: bound sides, KKT thresholds and violations of a thresholded dual;
 - :mod:`.working_set`: the exact optimum by a chain of small restricted problems.
+- :mod:`.smo`: sequential minimal optimization of SVOR's dual (numba), no QP solver.
 """
