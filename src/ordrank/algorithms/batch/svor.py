@@ -40,8 +40,9 @@ docs/svor_solver.md):
   KKT-checked on every variable (:mod:`~ordrank.algorithms.qp.working_set`); the same optimum.
   Where it does not get there in its rounds, the full problem is solved instead.
 - ``solver="SMO"``: sequential minimal optimization, two variables per step, compiled with numba
-  (:mod:`~ordrank.algorithms.qp.smo`); no QP solver, no working set. The authors' own algorithm,
-  and the one that scales to the papers' training sizes (3,000–6,000 rows).
+  (:mod:`~ordrank.algorithms.qp.smo`); no QP solver, no working set. The authors' kind of solver
+  (their C code takes the maximal violating pair, this one the second-order pair), and the one that
+  scales to the papers' training sizes (3,000–6,000 rows).
 """
 from __future__ import annotations
 
@@ -163,9 +164,9 @@ class SVOR(OrdinalEstimator):
     solver : {"CLARABEL", "OSQP", "SMO"}, default="CLARABEL"
         The cvxpy solver: Clarabel (interior point) is accurate; OSQP (ADMM) is looser at the same
         ``tol`` and not faster here. Or "SMO": sequential minimal optimization of the same dual,
-        compiled with numba (:mod:`ordrank.algorithms.qp.smo`; the authors' algorithm, as in
-        their C code), much faster from about a thousand training rows where most variables end
-        at a bound (``working_set`` is then not used).
+        compiled with numba (:mod:`ordrank.algorithms.qp.smo`; the authors' kind of solver),
+        much faster from about a thousand training rows where most variables end at a bound
+        (``working_set`` is then not used).
     tol : float, default=1e-3
         Accuracy. Clarabel: ``tol_gap_abs = tol_gap_rel = tol/100``, ``tol_feas = tol_ktratio =
         tol``; OSQP: ``eps_abs = eps_rel = tol``; SMO: no allowed pair's KKT bounds on a threshold
