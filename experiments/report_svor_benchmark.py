@@ -66,6 +66,11 @@ def main(argv=None):
     benchmark_scatter_figure(shown, None, args.figure)
     print(f"wrote {args.figure}")
     cd_figure = args.cd_figure or args.figure.parent / CD_FIGURE
+    benchmarks = table[list(spec.block)].drop_duplicates()
+    if len(benchmarks) < 2:  # ranks over one benchmark say nothing: no diagram (and no stale one)
+        cd_figure.unlink(missing_ok=True)
+        print(f"no critical-difference diagram: the table has {len(benchmarks)} benchmark(s)")
+        return
     benchmark_cd_figure(table, cd_figure, among=spec.methods, spec=spec, label="among ordrank's methods")
     print(f"wrote {cd_figure}")
 

@@ -296,3 +296,22 @@ def test_report_spec_of_a_variant_in_a_sub_folder():
     assert config_name("svor_benchmark", CONF_DIR) == "svor_benchmark"
     spec = ReportSpec.for_experiment("svor_benchmark_papers_sizes")
     assert spec.datasets == ("bank2", "computer2", "calhousing", "census2")
+
+
+def test_scatter_default_pairs_are_those_the_table_has(table, tmp_path):
+    """The default panels skip pairs with an algorithm the table lacks (a variant that runs only
+    the kernel methods gets no empty tree / boosting panels)."""
+    import matplotlib.pyplot as plt
+
+    from ordrank.plotting import scatter
+
+    captured = {}
+    original = plt.close
+    try:
+        plt.close = lambda fig=None: captured.setdefault("fig", fig)
+        scatter.benchmark_scatter_figure(table, None, tmp_path / "f.png")
+    finally:
+        plt.close = original
+    fig = captured["fig"]  # the table has SVORIM and Reduction-SVM, no tree, no boosting
+    assert [ax.get_title() for ax in fig.axes] == ["Reduction-SVM vs SVORIM, 10 bins"]
+    plt.close(fig)

@@ -166,12 +166,16 @@ def _fill_significant(table, x_algorithm, y_algorithm, metric, both, ax):
 
 
 def benchmark_scatter_figure(table, pairs, path, metric="mae", dpi=DPI, holm=False):
-    """A row of panels per bin count, one panel per (x, y) pair (default PAIRS), each titled;
-    save a PNG atomically and return its path.
+    """A row of panels per bin count, one panel per (x, y) pair (default: the PAIRS whose two
+    algorithms are in the table, all of PAIRS if none is), each titled; save a PNG atomically and
+    return its path.
 
     Every panel shares one scale. ``holm``: fill the points significant after Holm's adjustment
     over the panel's benchmarks (see :func:`scatter_versus`)."""
-    pairs = PAIRS if pairs is None else list(pairs)
+    if pairs is None:
+        present = set(table["algorithm"]) if "algorithm" in table else set()
+        pairs = [pair for pair in PAIRS if set(pair) <= present] or PAIRS
+    pairs = list(pairs)
     bins = sorted(table["bins"].dropna().unique()) if "bins" in table and len(table) else [None]
     fig, axes = plt.subplots(len(bins), len(pairs), figsize=(4.2 * len(pairs), 4.5 * len(bins)),
                              squeeze=False)
