@@ -3,7 +3,7 @@
 #   make test   set up .venv and run the whole test suite (slow reproduction checks included)
 # Every paper experiment, its tables, figures and the README's tables:
 #   make reproduce         (needs the data sets of `python -m ordrank.data list` under $ORDRANK_DATA; 2.5-3 h on 2 cores)
-#   make reproduce-quick   (the same code paths at small sizes, into build/quick/; 1-3 min: 67 s on a fresh clone, 2 cores)
+#   make reproduce-quick   (the same code paths at small sizes, into build/quick/; 1-3 min: 65 s on a fresh clone, 2 cores)
 # Other commands run inside the venv: `source .venv/bin/activate` after `make setup`.
 PYTHON ?= python3
 VENV   ?= .venv
