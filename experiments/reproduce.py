@@ -105,6 +105,15 @@ REGISTRY = [
           paper="Li & Lin 2006 (seed 003): Reduction-Boost vs RankBoost, ORBoost beside; svor_benchmark's data"),
 ]
 # Figures and reports, drawn from the tables once every entry has run: (script, arguments(out, quick))
+def svor_report(table, name):
+    """The FIGURES entry of report_svor_benchmark.py on the table ``table(out, quick)``: its report
+    beside the table, figures ``<name>_scatter.png`` and ``<name>_cd.png``."""
+    return ("report_svor_benchmark.py", lambda out, quick: [
+        "--table", str(table(out, quick)), "--out", str(table(out, quick).parent),
+        "--figure", str(out / "figures" / f"{name}_scatter.png"),
+        "--cd-figure", str(out / "figures" / f"{name}_cd.png")], table)
+
+
 # (script, its arguments, the table it needs or None); a script whose table is missing is skipped
 FIGURES = [
     ("plot_figure4.py", lambda out, quick: ["--results", str(out / "results"),
@@ -116,20 +125,9 @@ FIGURES = [
     ("ranknet_figure1.py", lambda out, quick: ["--results", str(out / "results"),
                                                "--figures", str(out / "figures")],
      lambda out, quick: None),  # closed forms: writes its own table, then draws from it
-    ("report_svor_benchmark.py", lambda out, quick: [
-        "--table", str(benchmark_table(out, quick)), "--out", str(benchmark_table(out, quick).parent),
-        "--figure", str(out / "figures" / "svor_benchmark_scatter.png")],
-     lambda out, quick: benchmark_table(out, quick)),
-    ("report_svor_benchmark.py", lambda out, quick: [
-        "--table", str(chu_table(out, quick)), "--out", str(chu_table(out, quick).parent),
-        "--figure", str(out / "figures" / "svor_benchmark_chu_scatter.png"),
-        "--cd-figure", str(out / "figures" / "svor_benchmark_chu_cd.png")],
-     lambda out, quick: chu_table(out, quick)),
-    ("report_svor_benchmark.py", lambda out, quick: [  # opt-in: reported where its table exists
-        "--table", str(papers_sizes_table(out)), "--out", str(papers_sizes_table(out).parent),
-        "--figure", str(out / "figures" / "svor_benchmark_papers_sizes_scatter.png"),
-        "--cd-figure", str(out / "figures" / "svor_benchmark_papers_sizes_cd.png")],
-     lambda out, quick: papers_sizes_table(out)),
+    svor_report(lambda out, quick: benchmark_table(out, quick), "svor_benchmark"),
+    svor_report(lambda out, quick: chu_table(out, quick), "svor_benchmark_chu"),
+    svor_report(lambda out, quick: papers_sizes_table(out), "svor_benchmark_papers_sizes"),  # opt-in
     ("report_boost_benchmark.py", lambda out, quick: [
         "--table", str(boost_table(out, quick)), "--out", str(boost_table(out, quick).parent),
         "--figure", str(out / "figures" / "boost_benchmark_scatter.png")],

@@ -9,9 +9,8 @@ from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from ordrank.algorithms.batch import svor
 from ordrank.algorithms.batch.svor import SVOR
-from test_svor import ORDINAL_SCORE, machine10, ranked_data
+from test_svor import ORDINAL_SCORE, machine10, primal_value, ranked_data
 
 
 @parametrize_with_checks([SVOR(solver="SMO"), SVOR("explicit", solver="SMO", kernel="linear")],
@@ -24,13 +23,6 @@ def overlapping_middle(seed, n=200):
     """Ranks 1 and 3 drawn alike, 2 and 4 rare: SVOREX's ordering constraints become active."""
     rng = np.random.default_rng(seed)
     return rng.normal(size=(n, 2)), rng.choice([1, 2, 3, 4, 5], size=n, p=[.4, .05, .4, .1, .05])
-
-
-def primal_value(model, X, y, C):
-    """½βᵀKβ + C·Σ hinge at the fitted (β, b): the primal objective, −(dual optimum) at the optimum."""
-    maps = svor.Maps(model.to_ranks(y), len(model.classes_), model.constraints)
-    f, b, beta = model.decision_function(X), model.thresholds_, model.dual_coef_
-    return 0.5 * beta @ f + C * np.maximum(0, 1 - maps.s * (f[maps.i] - b[maps.j - 1])).sum()
 
 
 @pytest.mark.parametrize("constraints", ["implicit", "explicit"])

@@ -280,19 +280,20 @@ class SVOR(OrdinalEstimator):
         what = (f"SVOR(constraints={self.constraints!r}, C={self.C}, kernel={self.kernel!r}, "
                 f"gamma={self.gamma}) with {self.solver}")
         solved = None
+        def gram_of(cache_key):  # K, K_qp and the index maps, cached (SMO, working set)
+            return compiled(X, ranks, cache_key, lambda: Gram(*self._kernels(X), ranks, k,
+                                                              self.constraints,
+                                                              float(self.diagonal_jitter)))
+
         if self.solver == "SMO":
-            gram = compiled(X, ranks, key, lambda: Gram(*self._kernels(X), ranks, k,
-                                                        self.constraints,
-                                                        float(self.diagonal_jitter)))
+            gram = gram_of(key)
             g, nu, self.n_iter_, converged = smo_solve(gram.K_qp, gram.maps, float(self.C),
                                                        self.tol, self.max_iter)
             solved = (g, nu, "optimal" if converged else "optimal_inaccurate", self.n_iter_, 0,
                       len(X))
         elif self.working_set is True or (self.working_set == "auto" and len(X) >= WS_MIN_N
                                           and self.constraints == "implicit"):
-            gram = compiled(X, ranks, (*key, "working set"),
-                            lambda: Gram(*self._kernels(X), ranks, k, self.constraints,
-                                         float(self.diagonal_jitter)))
+            gram = gram_of((*key, "working set"))
             args = (gram, float(self.C), self.tol, self.solver, self.max_iter)
             try:
                 solved = (working_set_implicit(*args) if self.constraints == "implicit" else

@@ -36,6 +36,18 @@ TAU = 1e-12  # the smallest curvature η of a step (duplicate rows have η = 0)
 
 
 @numba.njit(cache=True)
+def _can_raise(g, s, C):
+    """Whether a variable may raise its example's β (the "up" set): s = +1 below C, s = −1 above 0."""
+    return g < C if s > 0 else g > 0
+
+
+@numba.njit(cache=True)
+def _can_lower(g, s, C):
+    """Whether a variable may lower its example's β (the "low" set)."""
+    return g > 0 if s > 0 else g < C
+
+
+@numba.njit(cache=True)
 def _allowed(jb, P, k, explicit, eps):
     """Which thresholds a may come from when b is at threshold jb (0-based)."""
     ok = np.zeros(k - 1, np.bool_)
@@ -67,10 +79,10 @@ def smo(K, i_of, j_of, s, k, C, tol, max_iter, explicit):
         up_arg[:], low_arg[:] = -1, -1
         for v in range(m):
             e, j = f[i_of[v]] - s[v], j_of[v]
-            if (g[v] < C) if s[v] > 0 else (g[v] > 0):
+            if _can_raise(g[v], s[v], C):
                 if e < up_min[j]:
                     up_min[j], up_arg[j] = e, v
-            if (g[v] > 0) if s[v] > 0 else (g[v] < C):
+            if _can_lower(g[v], s[v], C):
                 if e > low_max[j]:
                     low_max[j], low_arg[j] = e, v
         acc = 0.0
@@ -94,7 +106,7 @@ def smo(K, i_of, j_of, s, k, C, tol, max_iter, explicit):
         best, a = -1.0, -1
         for v in range(m):
             j = j_of[v]
-            if not ok[j] or not ((g[v] < C) if s[v] > 0 else (g[v] > 0)):
+            if not ok[j] or not _can_raise(g[v], s[v], C):
                 continue
             diff = eb - (f[i_of[v]] - s[v])
             if diff <= 0:
