@@ -1,7 +1,12 @@
-"""SVORIM at the papers' training sizes: ordrank's against skordinal's (Chu & Keerthi's C SMO), same fits.
+"""SVORIM (or Reduction-SVM) at the papers' training sizes: ordrank's against skordinal's, same fits.
 
     python benchmarks/bench_svor_papers_sizes.py [--sets bank2 computer2 calhousing census2]
                                                  [--bins 10] [--C 10] [--gamma 0.1]
+    python benchmarks/bench_svor_papers_sizes.py --reduction [--learners ordrank-SMO ordrank-LIBSVM skordinal]
+
+``--reduction`` times Reduction-SVM instead: ordrank's SMO on the base kernel, ordrank's LIBSVM on the
+precomputed extended kernel (skipped where that matrix, 8·(n(K−1))² bytes, exceeds ``--max-gram-gb``)
+and skordinal's REDSVM (Lin's libsvm-rank, the same reduction in C).
 
 The sizes of Chu & Keerthi (2007, Table 2; Li & Lin 2006 used the same): bank 3,000, computer 4,000,
 california 5,000 and census 6,000 training rows, the rest as test, drawn from ORCA's complete data
@@ -24,9 +29,10 @@ from pathlib import Path
 
 import numpy as np
 from omegaconf import OmegaConf
-from skordinal.classifiers import SVOR as SkordinalSVOR
+from skordinal.classifiers import REDSVM as SkordinalREDSVM, SVOR as SkordinalSVOR
 from sklearn.preprocessing import StandardScaler
 
+from ordrank.algorithms.batch.reduction import ReductionSVM
 from ordrank.algorithms.batch.svor import SVOR
 from ordrank.datasets.partitions import BenchmarkData
 
@@ -50,10 +56,16 @@ def main(argv=None):
     parser.add_argument("--gamma", type=float, default=0.1)
     parser.add_argument("--constraints", default="implicit", choices=("implicit", "explicit"))
     parser.add_argument("--learners", nargs="+", default=["ordrank-SMO", "skordinal"],
-                        choices=["ordrank-SMO", "ordrank-QP", "skordinal"],
+                        choices=["ordrank-SMO", "ordrank-QP", "ordrank-LIBSVM", "skordinal"],
                         help="the first is the one the others' predictions are compared with "
-                             "(ordrank-QP: the cvxpy / working-set solve, half a minute or more per fit)")
+                             "(ordrank-QP: SVOR's cvxpy / working-set solve, half a minute or more per fit; "
+                             "ordrank-LIBSVM: Reduction-SVM's precomputed extended kernel)")
+    parser.add_argument("--reduction", action="store_true", help="Reduction-SVM instead of SVOR")
+    parser.add_argument("--max-gram-gb", type=float, default=6.0,
+                        help="skip ordrank-LIBSVM where the extended Gram matrix would exceed this")
     args = parser.parse_args(argv)
+    if args.reduction:
+        return reduction_main(args)
     data_dir = os.environ.get("ORDRANK_DATA", "data")
     print(f"SVOR {args.constraints}, {args.bins} bins, C={args.C:g}, gamma={args.gamma:g}, one redrawn split per set "
           f"(load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
@@ -80,6 +92,43 @@ def main(argv=None):
             first = args.learners[0]
             equal = "" if label == first else f"{np.mean(predictions[first] == predictions[label]):.4f}"
             print(f"{name:<11}{len(y):>6}{len(y_test):>7}{label:>12}{wall:>9.1f}{cpu:>8.1f}{mae:>8.4f}{equal:>7}",
+                  flush=True)
+
+
+def split_of(name, bins, data_dir):
+    """The standardized first redrawn split of ``name`` at the experiment's size."""
+    data = BenchmarkData(name, bins, "orca", data_dir,
+                         redraw={"train_size": SIZES[name], "n_splits": CONFIG.dataset.redraw.n_splits,
+                                 "seed": CONFIG.dataset.redraw.seed})
+    X, y, X_test, y_test = data.split(0)
+    scaler = StandardScaler().fit(X)
+    return scaler.transform(X), y, scaler.transform(X_test), y_test
+
+
+def reduction_main(args):
+    data_dir = os.environ.get("ORDRANK_DATA", "data")
+    print(f"Reduction-SVM, {args.bins} bins, C={args.C:g}, gamma={args.gamma:g}, one redrawn split per set "
+          f"(load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+    print(f"{'set':<11}{'train':>6}{'test':>7}{'learner':>15}{'wall s':>9}{'CPU s':>8}{'MAE':>8}{'equal':>7}")
+    learners = {"ordrank-SMO": lambda: ReductionSVM(C=args.C, gamma=args.gamma, solver="smo"),
+                "ordrank-LIBSVM": lambda: ReductionSVM(C=args.C, gamma=args.gamma, solver="libsvm"),
+                "skordinal": lambda: SkordinalREDSVM(C=args.C, gamma=args.gamma, kernel="rbf", tol=1e-3)}
+    for name in args.sets:
+        X, y, X_test, y_test = split_of(name, args.bins, data_dir)
+        predictions, first = {}, None
+        for label in args.learners:
+            if label not in learners:
+                continue
+            gram_gb = 8 * (len(y) * (len(np.unique(y)) - 1)) ** 2 / 1e9
+            if label == "ordrank-LIBSVM" and gram_gb > args.max_gram_gb:
+                print(f"{name:<11}{len(y):>6}{len(y_test):>7}{label:>15}   skipped: extended Gram {gram_gb:.0f} GB")
+                continue
+            model, wall, cpu = timed(lambda: learners[label]().fit(X, y))
+            predictions[label] = model.predict(X_test)
+            first = first or label
+            mae = float(np.mean(np.abs(predictions[label] - y_test)))
+            equal = "" if label == first else f"{np.mean(predictions[first] == predictions[label]):.4f}"
+            print(f"{name:<11}{len(y):>6}{len(y_test):>7}{label:>15}{wall:>9.1f}{cpu:>8.1f}{mae:>8.4f}{equal:>7}",
                   flush=True)
 
 

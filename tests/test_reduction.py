@@ -197,7 +197,8 @@ LATENT_SCORE = {  # decision_function is Σ_k g(x, k), one latent score per row 
 }
 
 
-@parametrize_with_checks([OrdinalReduction(DecisionTreeClassifier(random_state=0)), ReductionSVM()],
+@parametrize_with_checks([OrdinalReduction(DecisionTreeClassifier(random_state=0)), ReductionSVM(),
+                          ReductionSVM(solver="smo")],
                          expected_failed_checks=lambda estimator: LATENT_SCORE)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)

@@ -136,6 +136,20 @@ def test_time_table(table):
     assert (row.fit_seconds, row.cv_seconds) == (pytest.approx(10.5), 10.0)
 
 
+def test_time_table_keeps_each_benchmark_apart(table):
+    """With ``by=(dataset, bins)`` the 5- and 10-rank times of a data set are two rows, not a mean."""
+    from ordrank.reports import time_markdown
+
+    five = table.assign(bins=5, value=np.where(table.metric == "cv_seconds", 2.0, table.value))
+    times = time_table(pd.concat([table, five]), by=("dataset", "bins"))
+    assert list(times.columns) == ["dataset", "bins", "algorithm", "fit_seconds", "cv_seconds"]
+    svorim = times[(times.dataset == "machine") & (times.algorithm == "SVORIM")]
+    assert svorim[["bins", "cv_seconds"]].values.tolist() == [[5, 2.0], [10, 10.0]]
+    lines = time_markdown(times, order=["SVORIM"]).splitlines()
+    assert lines[0].startswith("| dataset | bins | SVORIM |") and len(lines) == 2 + 2 * len(DATASETS)
+    assert lines[2].startswith("| housing | 5 | 10.500 / 2.000 |")
+
+
 def test_report_is_deterministic(table, tmp_path):
     first = write_report(table, tmp_path / "a")
     write_report(table.iloc[::-1], tmp_path / "b")

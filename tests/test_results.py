@@ -105,6 +105,29 @@ def test_collect_refuses_duplicate_rows(tmp_path, capsys):
     assert len(collect([tmp_path / "sweep" / p / "results.parquet" for p in ("a", "b")])) == 8
 
 
+def test_collect_adds_new_sweeps_to_a_merged_table(tmp_path, capsys):
+    """A table already merged (e.g. the committed one) and new sweep folders merge into one; the
+    output may be one of the sources; a source that is neither a folder nor a table is refused."""
+    from ordrank.results import timings_path
+
+    write_job(tmp_path / "old" / "seed=0", 0)
+    write_job(tmp_path / "new" / "seed=1", 1)
+    write_job(tmp_path / "other" / "seed=2", 2)
+    merged = tmp_path / "results" / "all.parquet"
+    assert main(["collect", str(tmp_path / "old"), "-o", str(merged)]) == 0
+    timings = finalize(curve_records(np.ones((1, 1)), [1], algorithm="A", metric="fit_seconds"), "e", "d", {})
+    write_table(timings, timings_path(merged))
+    assert main(["collect", str(merged), str(tmp_path / "new"), str(tmp_path / "other"), "-o", str(merged)]) == 0
+    assert "of 2 jobs and 1 table file(s)" in capsys.readouterr().out
+    assert sorted(set(pd.read_parquet(merged)["config.job"])) == [0, 1, 2]
+    assert pd.read_parquet(timings_path(merged)).metric.tolist() == ["fit_seconds"]  # carried along
+    assert main(["collect", str(merged), str(tmp_path / "new"), "-o", str(tmp_path / "twice.parquet")]) == 2
+    assert "rows occur more than once" in capsys.readouterr().err  # seed=1 is in both
+    (tmp_path / "notes.txt").write_text("x")
+    assert main(["collect", str(tmp_path / "notes.txt"), "-o", str(tmp_path / "x.parquet")]) == 2
+    assert "notes.txt is neither a folder nor a .parquet / .csv table" in capsys.readouterr().err
+
+
 def test_expected_jobs_expand_params_and_command_line(tmp_path):
     from ordrank.results import expected_jobs
 

@@ -340,19 +340,23 @@ def summarize(table: pd.DataFrame, by=("experiment", "dataset", "algorithm", "st
 
 
 def main(argv=None) -> int:
-    """``python -m ordrank.results collect SWEEP_DIR -o OUT``: merge a sweep's finished tables
-    (and their timings tables, into OUT's :func:`timings_path`).
+    """``python -m ordrank.results collect SOURCE [SOURCE ...] -o OUT``: merge the finished tables of
+    sweeps (a SOURCE that is a folder) and tables already merged (a SOURCE that is a ``.parquet`` or
+    ``.csv`` file, e.g. the committed table that new sweeps add to), with their timings tables (into
+    OUT's :func:`timings_path`).
 
-    Writes the merged table of the finished jobs (atomically), lists failed jobs (with their
-    one-line error) and missing ones (killed or never started) on stderr, and returns 1 when there
-    are any (0 when every job finished, 2 when nothing can be written, e.g. duplicate rows).
+    Writes the merged table of the finished jobs (atomically; OUT may be one of the SOURCEs), lists
+    failed jobs (with their one-line error) and missing ones (killed or never started) on stderr, and
+    returns 1 when there are any (0 when every job finished, 2 when nothing can be written, e.g.
+    duplicate rows).
     """
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m ordrank.results")
     sub = parser.add_subparsers(dest="command", required=True)
-    collect_cmd = sub.add_parser("collect", help="merge the finished tables of every job under a folder")
-    collect_cmd.add_argument("folder", type=Path)
+    collect_cmd = sub.add_parser("collect", help="merge the finished tables of sweep folders and tables")
+    collect_cmd.add_argument("sources", nargs="+", type=Path, metavar="SOURCE",
+                             help="a sweep folder, or a table file (.parquet / .csv) to merge as it is")
     collect_cmd.add_argument("-o", "--out", type=Path, required=True)
     collect_cmd.add_argument("--name", default="results.parquet", help="table file name to look for")
     args = parser.parse_args(argv)
@@ -360,14 +364,20 @@ def main(argv=None) -> int:
         print(f"error: -o {args.out} must be a table file ending in .parquet or .csv"
               + (" (it is a folder)" if args.out.is_dir() else ""), file=sys.stderr)
         return 2
-    if not args.folder.is_dir():
-        print(f"error: {args.folder} is not a folder", file=sys.stderr)
-        return 2
-    jobs = sweep_jobs(args.folder, args.name)
-    job_folders = {job.folder for job in jobs if job.folder is not None}
-    paths = sorted(job.folder / args.name for job in jobs if job.state == "finished")
-    paths += sorted(p for p in args.folder.rglob(args.name)  # tables outside Hydra job folders
-                    if p.parent not in job_folders and p.resolve() != args.out.resolve())
+    jobs, paths = [], []
+    for source in args.sources:
+        if source.is_file() and source.suffix in (".parquet", ".csv"):
+            paths.append(source)
+        elif source.is_dir():
+            found = sweep_jobs(source, args.name)
+            job_folders = {job.folder for job in found if job.folder is not None}
+            paths += sorted(job.folder / args.name for job in found if job.state == "finished")
+            paths += sorted(p for p in source.rglob(args.name)  # tables outside Hydra job folders
+                            if p.parent not in job_folders and p.resolve() != args.out.resolve())
+            jobs += found
+        else:
+            print(f"error: {source} is neither a folder nor a .parquet / .csv table", file=sys.stderr)
+            return 2
     problems = [job for job in jobs if job.state != "finished"]
     for state in ("failed", "missing"):
         listed = [job for job in problems if job.state == state]
@@ -377,7 +387,7 @@ def main(argv=None) -> int:
             where = job.folder if job.folder is not None else " ".join(job.overrides)
             print(f"  {where}: {job.detail}", file=sys.stderr)
     if not paths:
-        print(f"error: no finished {args.name} under {args.folder}", file=sys.stderr)
+        print(f"error: no finished {args.name} under {' '.join(map(str, args.sources))}", file=sys.stderr)
         return 2
     try:
         table = collect(paths)
@@ -396,8 +406,10 @@ def main(argv=None) -> int:
     else:
         timings_path(args.out).unlink(missing_ok=True)
     write_table(table.sort_values(key_columns(table), kind="stable", ignore_index=True), args.out)
-    n_jobs = len(jobs) if jobs else len(paths)
-    print(f"collected {len(paths)} tables ({len(table)} rows) of {n_jobs} jobs -> {args.out}")
+    n_jobs, n_files = len(jobs), sum(source.is_file() for source in args.sources)
+    merged = f"{n_jobs} jobs" if jobs else f"{len(paths)} tables"
+    merged += f" and {n_files} table file(s)" if jobs and n_files else ""
+    print(f"collected {len(paths)} tables ({len(table)} rows) of {merged} -> {args.out}")
     if problems:
         failed = sum(job.state == "failed" for job in problems)
         print(f"incomplete: {failed} failed and {len(problems) - failed} missing of {n_jobs} jobs (listed "

@@ -80,28 +80,32 @@ def _rank_rows(table, metric, spec, columns, width) -> list[str]:
     return lines
 
 
-def time_table(table: pd.DataFrame) -> pd.DataFrame:
-    """Mean seconds per (dataset, algorithm) over bins and partitions: refit and model selection.
+def time_table(table: pd.DataFrame, by=("dataset",)) -> pd.DataFrame:
+    """Mean seconds per benchmark (the columns ``by``, e.g. data set and bins) and algorithm, over
+    partitions: refit and model selection.
 
     ``table`` is the timings table (:func:`ordrank.results.read_timings`) or any table holding
     ``fit_seconds`` / ``cv_seconds`` rows (a results table written before they had their own)."""
+    by = [k for k in by if k in table.columns]
     rows = table[table["metric"].isin(["fit_seconds", "cv_seconds"])]
-    out = rows.groupby(["dataset", "algorithm", "metric"], sort=True)["value"].mean().unstack("metric")
+    out = rows.groupby([*by, "algorithm", "metric"], sort=True)["value"].mean().unstack("metric")
     out = out.reindex(columns=["fit_seconds", "cv_seconds"]).astype(float).reset_index()
     out.columns.name = None
-    return out.sort_values(["dataset", "algorithm"], kind="stable", ignore_index=True)
+    return out.sort_values([*by, "algorithm"], kind="stable", ignore_index=True)
 
 
 def time_markdown(times: pd.DataFrame, order=(), decimals: int = 3) -> str:
-    """Markdown table of ``time_table``: a row per data set, cells "fit / cv" in seconds."""
+    """Markdown table of ``time_table``: a row per benchmark, cells "fit / cv" in seconds."""
+    keys = [c for c in times.columns if c not in ("algorithm", "fit_seconds", "cv_seconds")]
     columns = column_order(times["algorithm"].unique(), order)
-    cells = {(d, a): (f, c) for d, a, f, c in times[["dataset", "algorithm", "fit_seconds",
-                                                     "cv_seconds"]].to_numpy()}
-    lines = ["| dataset | " + " | ".join(columns) + " |", "|---|" + "---:|" * len(columns)]
-    for dataset in sorted(times["dataset"].unique()):
-        row = [" / ".join(f"{v:.{decimals}f}" if not np.isnan(v) else "–" for v in cells[(dataset, a)])
-               if (dataset, a) in cells else "–" for a in columns]
-        lines.append(f"| {dataset} | " + " | ".join(row) + " |")
+    cells = {(*k, a): (f, c) for *k, a, f, c in times[[*keys, "algorithm", "fit_seconds",
+                                                       "cv_seconds"]].itertuples(index=False)}
+    lines = ["| " + " | ".join(keys) + " | " + " | ".join(columns) + " |",
+             "|" + "---|" * len(keys) + "---:|" * len(columns)]
+    for block in times[keys].drop_duplicates().itertuples(index=False):
+        row = [" / ".join(f"{v:.{decimals}f}" if not np.isnan(v) else "–" for v in cells[(*block, a)])
+               if (*block, a) in cells else "–" for a in columns]
+        lines.append("| " + " | ".join(map(str, block)) + " | " + " | ".join(row) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -167,10 +171,9 @@ def write_report(table: pd.DataFrame, out_dir, reference: str | None = None, ord
         write_table(fixed(summary(table, metric, spec)), out_dir / f"summary_{metric}.csv")
         write_table(fixed(paired_wilcoxon(table, metric, spec=spec)), out_dir / f"wilcoxon_{metric}.csv")
         write_table(fixed(rank_table(table, metric, spec)), out_dir / f"ranks_{metric}.csv")
-    times = time_table(table if timings is None else timings)
-    over = " and ".join([*(k for k in spec.block if k != "dataset"), "partitions"])
+    times = time_table(table if timings is None else timings, by=spec.block)
     parts += ["", "## Training time (seconds)", "",
-              f"Mean over {over}: refit on the whole training part / cross-validated "
+              "Mean over partitions: refit on the whole training part / cross-validated "
               "model selection.", "", time_markdown(times, order).rstrip("\n")]
     write_table(fixed(times), out_dir / "times.csv")
     return write_text("\n".join(parts) + "\n", out_dir / "report.md")

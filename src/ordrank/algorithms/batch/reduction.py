@@ -15,10 +15,12 @@ convex, and for rank-monotone g (answers non-increasing in k) otherwise.
 """
 from __future__ import annotations
 
-from numbers import Real
+import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.ensemble import AdaBoostClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import SVC
@@ -27,9 +29,11 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import has_fit_parameter
 
 from ordrank.algorithms._ordinal import OrdinalEstimator
+from ordrank.algorithms.qp import smo_reduction
 from ordrank.features.kernels import KERNELS, finite_kernel_matrix
 
 COSTS = ("absolute", "classification")
+SMO_FROM = 20_000  # ReductionSVM(solver="auto"): SMO from this many extended examples (8·m² bytes ≈ 3.2 GB)
 
 
 def cost_matrix(cost, n_ranks: int) -> np.ndarray:
@@ -217,6 +221,10 @@ class ReductionSVM(OrdinalReduction):
     (:math:`-\|x-x'\|`; ``gamma`` unused), as in the paper's experiments. The extended Gram
     matrix is tiled from the n×n base kernel and passed to SVC as a precomputed kernel: n·(K−1)
     extended examples, so 9000² doubles ≈ 650 MB at n = 1000, K = 10 (fit ≈ 1–3 s, peak ≈ 0.9 GB).
+    That grows as (nK)²: 23 GB at the papers' 6,000 rows and 10 ranks. ``solver="smo"`` solves the
+    same dual by SMO on the n×n base kernel alone (:mod:`ordrank.algorithms.qp.smo_reduction`: it
+    keeps f = K₀β and one sum per question, so memory is n², not (nK)²); ``"auto"`` uses it from
+    ``SMO_FROM`` = 20,000 extended examples (a 3.2 GB extended Gram matrix), LIBSVM below.
     The decision is then :math:`g(x, k) = \sum_i a_i K(x, x_i) - \theta_k` (one kernel evaluation
     per training point, not per extended example), and
     :math:`r(x) = 1 + \#\{k : \sum_i a_i K(x, x_i) > \theta_k\}` (L. Li and H.-T. Lin, NIPS 2006;
@@ -232,11 +240,23 @@ class ReductionSVM(OrdinalReduction):
         Width of the Gaussian (and scale of "poly").
     cost : {"absolute", "classification"} or array-like of shape (K, K), default="absolute"
         As in :class:`OrdinalReduction`.
+    solver : {"auto", "libsvm", "smo"}, default="auto"
+        LIBSVM on the precomputed extended kernel, or SMO on the base kernel (above); both stop at
+        LIBSVM's criterion with ``tol``.
+    tol : float, default=1e-3
+        Stopping tolerance on the largest KKT violation (LIBSVM's ``eps``).
+    max_iter : int or None, default=None
+        Iteration cap (None: LIBSVM's own for "libsvm", max(10⁷, 100·m) for "smo"); stopping
+        on it warns (:class:`~sklearn.exceptions.ConvergenceWarning`).
 
     Attributes
     ----------
-    estimator_ : SVC
-        The fitted precomputed-kernel SVC on the extended examples.
+    estimator_ : SVC or None
+        The fitted precomputed-kernel SVC on the extended examples (None when SMO solved it).
+    solver_ : str
+        The solver used ("libsvm" or "smo").
+    n_iter_ : int
+        Iterations of the solver.
     n_extended_ : int
         Number of extended examples used.
     support_x_ : ndarray of shape (n_support, n_features)
@@ -254,28 +274,50 @@ class ReductionSVM(OrdinalReduction):
         "kernel": [StrOptions(set(KERNELS))],
         "gamma": [Interval(Real, 0, None, closed="neither")],
         "cost": [StrOptions(set(COSTS)), "array-like"],
+        "solver": [StrOptions({"auto", "libsvm", "smo"})],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
     }
 
-    def __init__(self, C=1.0, kernel="rbf", gamma=1.0, *, cost="absolute"):
+    def __init__(self, C=1.0, kernel="rbf", gamma=1.0, *, cost="absolute", solver="auto", tol=1e-3,
+                 max_iter=None):
         self.C = C
         self.kernel = kernel
         self.gamma = gamma
         self.cost = cost
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
 
     def _base_kernel(self, X, Y):
         return finite_kernel_matrix(self, X, Y, self.kernel, gamma=self.gamma)  # SVC would say "NaN"
 
     def _fit_extended(self, X, rows, k, labels, weights):
-        G = extended_gram(self._base_kernel(X, X), rows, k)
-        svc = SVC(C=self.C, kernel="precomputed").fit(G, labels, sample_weight=weights)
-        del G
-        sv, alpha = svc.support_, svc.dual_coef_[0]
+        self.solver_ = self.solver if self.solver != "auto" else \
+            ("smo" if len(rows) >= SMO_FROM else "libsvm")
+        K0 = self._base_kernel(X, X)
+        if self.solver_ == "smo":
+            u, h, bias, self.n_iter_, converged = smo_reduction.smo_solve(
+                K0, rows, k, labels, weights, self.C, self.n_ranks_ - 1, self.tol, self.max_iter)
+            sv, alpha, intercept, self.estimator_ = np.flatnonzero(u), u[u != 0], bias, None
+        else:
+            G = extended_gram(K0, rows, k)
+            del K0
+            svc = SVC(C=self.C, kernel="precomputed", tol=self.tol,
+                      max_iter=-1 if self.max_iter is None else self.max_iter)
+            svc.fit(G, labels, sample_weight=weights)  # at max_iter it warns itself
+            del G
+            converged = True
+            sv, alpha, intercept, self.estimator_ = svc.support_, svc.dual_coef_[0], svc.intercept_[0], svc
+            self.n_iter_ = int(np.sum(svc.n_iter_))
+        if not converged:
+            warnings.warn(f"ReductionSVM ({self.solver_}) stopped at max_iter={self.max_iter} before "
+                          f"reaching tol={self.tol}", ConvergenceWarning, stacklevel=3)
         used = np.unique(rows[sv])
         self.support_x_ = X[used]
         self.dual_coef_ = np.bincount(rows[sv], weights=alpha, minlength=X.shape[0])[used]
-        self.thresholds_ = -(svc.intercept_[0]
+        self.thresholds_ = -(intercept
                              + np.bincount(k[sv] - 1, weights=alpha, minlength=self.n_ranks_ - 1))
-        self.estimator_ = svc
 
     def _extended_decision(self, X):
         f = self._base_kernel(X, self.support_x_) @ self.dual_coef_
