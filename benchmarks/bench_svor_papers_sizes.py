@@ -71,12 +71,7 @@ def main(argv=None):
           f"(load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     print(f"{'set':<11}{'train':>6}{'test':>7}{'learner':>12}{'wall s':>9}{'CPU s':>8}{'MAE':>8}{'equal':>7}")
     for name in args.sets:
-        data = BenchmarkData(name, args.bins, "orca", data_dir,
-                             redraw={"train_size": SIZES[name], "n_splits": CONFIG.dataset.redraw.n_splits,
-                                     "seed": CONFIG.dataset.redraw.seed})
-        X, y, X_test, y_test = data.split(0)
-        scaler = StandardScaler().fit(X)
-        X, X_test = scaler.transform(X), scaler.transform(X_test)
+        X, y, X_test, y_test = split_of(name, args.bins, data_dir)
         predictions = {}
         learners = {"ordrank-SMO": lambda: SVOR(args.constraints, C=args.C, gamma=args.gamma,
                                                   diagonal_jitter=0.001, solver="SMO"),

@@ -34,17 +34,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-TAU = 1e-12  # the smallest curvature η of a step (duplicate rows in one question have η = 0)
-
-
-@numba.njit(cache=True)
-def _up(alpha, y, cap):
-    return alpha < cap if y > 0 else alpha > 0
-
-
-@numba.njit(cache=True)
-def _low(alpha, y, cap):
-    return alpha > 0 if y > 0 else alpha < cap
+from ordrank.algorithms.qp.smo import TAU, _can_lower as _low, _can_raise as _up  # per-variable bound
 
 
 @numba.njit(cache=True)
