@@ -191,6 +191,8 @@ def benchmark_scatter_figure(table, pairs, path, metric="mae", dpi=DPI, holm=Fal
     if diagonals:  # panels with points (not "no results") take the union of their ranges
         low = min(ax.get_xlim()[0] for ax in diagonals)
         high = max(ax.get_xlim()[1] for ax in diagonals)
+        pad = 0.03 * (high - low)  # a panel's own pad is of its own span: one point alone sat on the edge
+        low, high = max(low - pad, 0.0), high + pad
         for ax, line in diagonals.items():
             line.set_data([low, high], [low, high])
             ax.set(xlim=(low, high), ylim=(low, high))
