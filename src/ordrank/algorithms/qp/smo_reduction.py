@@ -38,6 +38,12 @@ from ordrank.algorithms.qp.smo import TAU, _can_lower as _low, _can_raise as _up
 
 
 @numba.njit(cache=True)
+def _eta(K0, ia, ka, ib, kb):
+    """The curvature K_aa + K_bb − 2K_ab of the extended kernel K₀ + [k = k′], at least TAU."""
+    return max(K0[ia, ia] + K0[ib, ib] - 2 * K0[ia, ib] + (0.0 if ka == kb else 2.0), TAU)
+
+
+@numba.njit(cache=True)
 def _select(active, n_active, alpha, f, h, rows, k, y, cap):
     """The smallest e of the up set and the largest of the low set among the active variables, and
     the index of the latter (−1 when the low set is empty)."""
@@ -100,7 +106,7 @@ def smo(K0, rows, k, y, cap, n_questions, tol, max_iter):
             counter = every
             n_active = _shrink(active, n_active, alpha, f, h, rows, k, y, cap, up_min, low_max)
         ib, kb = rows[b], k[b]
-        best, a = -1.0, -1
+        best, a, eta_ab = -1.0, -1, 1.0
         for t in range(n_active):  # second order: a among the up set with e_a < e_b
             v = active[t]
             if not _up(alpha[v], y[v], cap[v]):
@@ -109,18 +115,15 @@ def smo(K0, rows, k, y, cap, n_questions, tol, max_iter):
             diff = low_max - (f[iv] + h[k[v]] - y[v])
             if diff <= 0:
                 continue
-            eta = K0[iv, iv] + K0[ib, ib] - 2 * K0[ib, iv] + (0.0 if k[v] == kb else 2.0)
-            eta = max(eta, TAU)
+            eta = _eta(K0, iv, k[v], ib, kb)
             if diff * diff / eta > best:
-                best, a = diff * diff / eta, v
+                best, a, eta_ab = diff * diff / eta, v, eta
         if a < 0:  # the up set's best fell out in the shrink above: select again
             continue
         ia, ka = rows[a], k[a]
-        eta = K0[ia, ia] + K0[ib, ib] - 2 * K0[ia, ib] + (0.0 if ka == kb else 2.0)
-        eta = max(eta, TAU)
         cap_a = cap[a] - alpha[a] if y[a] > 0 else alpha[a]
         cap_b = alpha[b] if y[b] > 0 else cap[b] - alpha[b]
-        delta = min((low_max - (f[ia] + h[ka] - y[a])) / eta, cap_a, cap_b)
+        delta = min((low_max - (f[ia] + h[ka] - y[a])) / eta_ab, cap_a, cap_b)
         alpha[a] = (cap[a] if y[a] > 0 else 0.0) if delta == cap_a else alpha[a] + y[a] * delta
         alpha[b] = (0.0 if y[b] > 0 else cap[b]) if delta == cap_b else alpha[b] - y[b] * delta
         h[ka] += delta
@@ -129,16 +132,12 @@ def smo(K0, rows, k, y, cap, n_questions, tol, max_iter):
             for r in range(n):
                 f[r] += delta * (K0[ia, r] - K0[ib, r])  # K0 symmetric: rows
         it += 1
-    total, free, up_min, low_max = 0.0, 0, np.inf, -np.inf
+    up_min, low_max, _ = _select(np.arange(m), m, alpha, f, h, rows, k, y, cap)
+    total, free = 0.0, 0
     for v in range(m):
-        e = f[rows[v]] + h[k[v]] - y[v]
         if 0 < alpha[v] < cap[v]:
-            total += e
+            total += f[rows[v]] + h[k[v]] - y[v]
             free += 1
-        if _up(alpha[v], y[v], cap[v]):
-            up_min = min(up_min, e)
-        if _low(alpha[v], y[v], cap[v]):
-            low_max = max(low_max, e)
     if free:
         bias = -total / free
     elif np.isfinite(up_min) and np.isfinite(low_max):
