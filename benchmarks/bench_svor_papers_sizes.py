@@ -37,6 +37,7 @@ from sklearn.preprocessing import StandardScaler
 from ordrank.algorithms.batch.reduction import ReductionSVM
 from ordrank.algorithms.batch.svor import SVOR
 from ordrank.datasets.partitions import BenchmarkData
+from ordrank.metrics.ordinal import mean_absolute_error
 
 # the experiment's own sizes and redraw (seed, number of splits), read from its config
 CONFIG = OmegaConf.load(Path(__file__).resolve().parents[1] / "conf" / "experiment" / "svor_benchmark"
@@ -75,24 +76,16 @@ def main(argv=None):
     print(f"SVOR {args.constraints}, {args.bins} bins, C={args.C:g}, gamma={args.gamma:g}, redrawn split {args.split}, "
           f"ordrank's diagonal_jitter={args.diagonal_jitter:g} (load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     print(f"{'set':<11}{'train':>6}{'test':>7}{'learner':>12}{'wall s':>9}{'CPU s':>8}{'MAE':>8}{'equal':>7}")
+    learners = {"ordrank-SMO": lambda: SVOR(args.constraints, C=args.C, gamma=args.gamma,
+                                              diagonal_jitter=args.diagonal_jitter, solver="SMO"),
+                "ordrank-QP": lambda: SVOR(args.constraints, C=args.C, gamma=args.gamma,
+                                           diagonal_jitter=args.diagonal_jitter),
+                "skordinal": lambda: SkordinalSVOR(C=args.C, gamma=args.gamma, kernel="rbf",
+                                                   constraints=args.constraints, tol=1e-3)}
     for name in args.sets:
-        X, y, X_test, y_test = split_of(name, args.bins, data_dir, args.split)
-        predictions = {}
-        learners = {"ordrank-SMO": lambda: SVOR(args.constraints, C=args.C, gamma=args.gamma,
-                                                  diagonal_jitter=args.diagonal_jitter, solver="SMO"),
-                    "ordrank-QP": lambda: SVOR(args.constraints, C=args.C, gamma=args.gamma,
-                                               diagonal_jitter=args.diagonal_jitter),
-                    "skordinal": lambda: SkordinalSVOR(C=args.C, gamma=args.gamma, kernel="rbf",
-                                                       constraints=args.constraints, tol=1e-3)}
+        data, predictions = split_of(name, args.bins, data_dir, args.split), {}
         for label in args.learners:
-            make = learners[label]
-            model, wall, cpu = timed(lambda: make().fit(X, y))
-            predictions[label] = model.predict(X_test)
-            mae = float(np.mean(np.abs(predictions[label] - y_test)))
-            first = args.learners[0]
-            equal = "" if label == first else f"{np.mean(predictions[first] == predictions[label]):.4f}"
-            print(f"{name:<11}{len(y):>6}{len(y_test):>7}{label:>12}{wall:>9.1f}{cpu:>8.1f}{mae:>8.4f}{equal:>7}",
-                  flush=True)
+            fit_and_print(name, label, learners[label], data, predictions, width=12)
 
 
 def split_of(name, bins, data_dir, split=0):
@@ -114,8 +107,8 @@ def reduction_main(args):
                 "ordrank-LIBSVM": lambda: ReductionSVM(C=args.C, gamma=args.gamma, solver="libsvm"),
                 "skordinal": lambda: SkordinalREDSVM(C=args.C, gamma=args.gamma, kernel="rbf", tol=1e-3)}
     for name in args.sets:
-        X, y, X_test, y_test = split_of(name, args.bins, data_dir, args.split)
-        predictions, first = {}, None
+        data, predictions = split_of(name, args.bins, data_dir, args.split), {}
+        X, y, X_test, y_test = data
         for label in args.learners:
             if label not in learners:
                 continue
@@ -123,13 +116,19 @@ def reduction_main(args):
             if label == "ordrank-LIBSVM" and gram_gb > args.max_gram_gb:
                 print(f"{name:<11}{len(y):>6}{len(y_test):>7}{label:>15}   skipped: extended Gram {gram_gb:.0f} GB")
                 continue
-            model, wall, cpu = timed(lambda: learners[label]().fit(X, y))
-            predictions[label] = model.predict(X_test)
-            first = first or label
-            mae = float(np.mean(np.abs(predictions[label] - y_test)))
-            equal = "" if label == first else f"{np.mean(predictions[first] == predictions[label]):.4f}"
-            print(f"{name:<11}{len(y):>6}{len(y_test):>7}{label:>15}{wall:>9.1f}{cpu:>8.1f}{mae:>8.4f}{equal:>7}",
-                  flush=True)
+            fit_and_print(name, label, learners[label], data, predictions, width=15)
+
+
+def fit_and_print(name, label, make, data, predictions, width):
+    """Fit ``make()`` on one split and print its times, test MAE and the share of its test predictions
+    equal to the first learner's (``predictions`` collects them, in the order the learners ran)."""
+    X, y, X_test, y_test = data
+    model, wall, cpu = timed(lambda: make().fit(X, y))
+    predictions[label] = model.predict(X_test)
+    first = next(iter(predictions))
+    equal = "" if label == first else f"{np.mean(predictions[first] == predictions[label]):.4f}"
+    print(f"{name:<11}{len(y):>6}{len(y_test):>7}{label:>{width}}{wall:>9.1f}{cpu:>8.1f}"
+          f"{mean_absolute_error(y_test, predictions[label]):>8.4f}{equal:>7}", flush=True)
 
 
 if __name__ == "__main__":
