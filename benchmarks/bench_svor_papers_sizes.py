@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -76,12 +77,10 @@ def main(argv=None):
     print(f"SVOR {args.constraints}, {args.bins} bins, C={args.C:g}, gamma={args.gamma:g}, redrawn split {args.split}, "
           f"ordrank's diagonal_jitter={args.diagonal_jitter:g} (load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     print(f"{'set':<11}{'train':>6}{'test':>7}{'learner':>12}{'wall s':>9}{'CPU s':>8}{'MAE':>8}{'equal':>7}")
-    learners = {"ordrank-SMO": lambda: SVOR(args.constraints, C=args.C, gamma=args.gamma,
-                                              diagonal_jitter=args.diagonal_jitter, solver="SMO"),
-                "ordrank-QP": lambda: SVOR(args.constraints, C=args.C, gamma=args.gamma,
-                                           diagonal_jitter=args.diagonal_jitter),
-                "skordinal": lambda: SkordinalSVOR(C=args.C, gamma=args.gamma, kernel="rbf",
-                                                   constraints=args.constraints, tol=1e-3)}
+    svor = partial(SVOR, args.constraints, C=args.C, gamma=args.gamma, diagonal_jitter=args.diagonal_jitter)
+    learners = {"ordrank-SMO": partial(svor, solver="SMO"), "ordrank-QP": svor,
+                "skordinal": partial(SkordinalSVOR, C=args.C, gamma=args.gamma, kernel="rbf",
+                                     constraints=args.constraints, tol=1e-3)}
     for name in args.sets:
         data, predictions = split_of(name, args.bins, data_dir, args.split), {}
         for label in args.learners:
@@ -103,9 +102,9 @@ def reduction_main(args):
     print(f"Reduction-SVM, {args.bins} bins, C={args.C:g}, gamma={args.gamma:g}, redrawn split {args.split} "
           f"(load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     print(f"{'set':<11}{'train':>6}{'test':>7}{'learner':>15}{'wall s':>9}{'CPU s':>8}{'MAE':>8}{'equal':>7}")
-    learners = {"ordrank-SMO": lambda: ReductionSVM(C=args.C, gamma=args.gamma, solver="smo"),
-                "ordrank-LIBSVM": lambda: ReductionSVM(C=args.C, gamma=args.gamma, solver="libsvm"),
-                "skordinal": lambda: SkordinalREDSVM(C=args.C, gamma=args.gamma, kernel="rbf", tol=1e-3)}
+    reduction = partial(ReductionSVM, C=args.C, gamma=args.gamma)
+    learners = {"ordrank-SMO": partial(reduction, solver="smo"), "ordrank-LIBSVM": partial(reduction, solver="libsvm"),
+                "skordinal": partial(SkordinalREDSVM, C=args.C, gamma=args.gamma, kernel="rbf", tol=1e-3)}
     for name in args.sets:
         data, predictions = split_of(name, args.bins, data_dir, args.split), {}
         X, y, X_test, y_test = data
