@@ -154,7 +154,8 @@ def test_report_is_deterministic(table, tmp_path):
     first = write_report(table, tmp_path / "a")
     write_report(table.iloc[::-1], tmp_path / "b")
     names = ["report.md", "summary_mae.csv", "summary_zero_one.csv", "wilcoxon_mae.csv",
-             "wilcoxon_zero_one.csv", "ranks_mae.csv", "ranks_zero_one.csv", "times.csv"]
+             "wilcoxon_zero_one.csv", "ranks_mae.csv", "ranks_zero_one.csv", "times.csv",
+             "yardsticks_mae.csv", "yardsticks_zero_one.csv", "yardsticks_times.csv"]  # the config pairs the C codes
     assert sorted(p.name for p in (tmp_path / "a").iterdir()) == sorted(names)  # no temp files
     for name in names:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name

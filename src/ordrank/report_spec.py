@@ -26,7 +26,9 @@ class ReportSpec:
     the replicates paired by the tests (the train/test partition); ``methods`` then ``peers``: the
     column order (algorithms not listed follow alphabetically); ``datasets``: the row order of the
     README table; ``readme_columns`` its columns, ``readme_where`` its rows' filter ({column:
-    value}, e.g. ``{bins: 10}``) and ``readme_subset`` how its caption names them (e.g. "10 ranks").
+    value}, e.g. ``{bins: 10}``) and ``readme_subset`` how its caption names them (e.g. "10 ranks");
+    ``yardsticks``: {peer: method} for the peers that implement one of the methods (e.g.
+    ``{skordinal-SVORIM: SVORIM}``), compared pairwise in the report (:mod:`ordrank.reports.yardsticks`).
     """
 
     reference: str
@@ -38,6 +40,7 @@ class ReportSpec:
     readme_columns: tuple = ()
     readme_where: dict = dataclasses.field(default_factory=dict)
     readme_subset: str = ""
+    yardsticks: dict = dataclasses.field(default_factory=dict)
 
     @property
     def order(self) -> list[str]:
@@ -53,8 +56,13 @@ class ReportSpec:
             raise ValueError(f"{where}: " + (f"unknown keys {unknown}; " if unknown else "no reference; ")
                              + f"allowed keys {sorted(names)} (reference required)")
         text = {"reference", "partition", "readme_subset"}
-        values = {k: (dict(v) if k == "readme_where" else str(v) if k in text else tuple(v))
+        values = {k: (dict(v) if k in ("readme_where", "yardsticks") else str(v) if k in text else tuple(v))
                   for k, v in report.items() if v is not None}
+        for peer, method in values.get("yardsticks", {}).items():
+            if peer not in values.get("peers", ()) or method not in values.get("methods", ()):
+                raise ValueError(f"{where}: yardsticks maps {peer!r} to {method!r}; each key must be one "
+                                 f"of the peers {list(values.get('peers', ()))} and each value one of the "
+                                 f"methods {list(values.get('methods', ()))}")
         return cls(**values)
 
     @classmethod

@@ -9,6 +9,9 @@
 :mod:`~ordrank.reports.tables`
     The batch benchmark's markdown tables, training times, ``write_report`` (report.md and CSVs)
     and the README's benchmark table.
+:mod:`~ordrank.reports.yardsticks`
+    Each of ordrank's methods beside an established code of the same method (the config's
+    ``report.yardsticks``): paired differences, Wilcoxon with Holm, equal model selections, job times.
 :mod:`~ordrank.reports.online`
     The README's online-learning tables.
 :mod:`~ordrank.reports.readme`
@@ -30,6 +33,8 @@ from ordrank.reports.statistics import (ALPHA, average_ranks, friedman_line, pai
 from ordrank.reports.summaries import _mean_sem, column_order, metric_rows, summary  # noqa: F401
 from ordrank.reports.tables import (LABELS_SHORT, TITLES, benchmark_readme_markdown, fixed, markdown_table,
                                     time_markdown, time_table, write_report, write_text)
+from ordrank.reports.yardsticks import (yardstick_markdown, yardstick_tests, yardstick_time_markdown,
+                                        yardstick_times)
 
 __all__ = [
     "ALPHA", "LABELS_SHORT", "ONLINE_ORDER", "TITLES", "ReportSpec", "algorithm_label", "average_ranks",
@@ -37,4 +42,5 @@ __all__ = [
     "generated_blocks", "markdown_table", "marker", "metric_rows", "online_comparison_markdown",
     "online_final_markdown", "paired_markdown", "paired_wilcoxon", "rank_statistics_markdown",
     "rank_table", "replace_block", "summary", "time_markdown", "time_table", "write_report", "write_text",
+    "yardstick_markdown", "yardstick_tests", "yardstick_time_markdown", "yardstick_times",
 ]

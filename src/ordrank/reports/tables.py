@@ -18,6 +18,7 @@ from ordrank.report_spec import ReportSpec, spec_for as _spec
 from ordrank.reports.statistics import (ALPHA, _rankings, friedman_line, paired_markdown, paired_wilcoxon,
                                         rank_statistics_markdown, rank_table)
 from ordrank.reports.summaries import _mean_sem, column_order, summary
+from ordrank.reports.yardsticks import yardstick_markdown, yardstick_tests, yardstick_time_markdown, yardstick_times
 from ordrank.results import atomic_path, write_table
 
 TITLES = {"mae": "Test mean absolute error", "zero_one": "Test zero-one error"}
@@ -168,14 +169,25 @@ def write_report(table: pd.DataFrame, out_dir, reference: str | None = None, ord
             if paired:
                 parts += ["", f"### Paired tests against {spec.reference}", "",
                           paired_markdown(table, metric, order, spec=spec).rstrip("\n")]
+            if spec.yardsticks:
+                parts += ["", "### Against the yardsticks", "",
+                          yardstick_markdown(table, metric, spec).rstrip("\n")]
         write_table(fixed(summary(table, metric, spec)), out_dir / f"summary_{metric}.csv")
         write_table(fixed(paired_wilcoxon(table, metric, spec=spec)), out_dir / f"wilcoxon_{metric}.csv")
         write_table(fixed(rank_table(table, metric, spec)), out_dir / f"ranks_{metric}.csv")
+        if spec.yardsticks:
+            write_table(fixed(yardstick_tests(table, metric, spec)), out_dir / f"yardsticks_{metric}.csv")
     times = time_table(table if timings is None else timings, by=spec.block)
     parts += ["", "## Training time (seconds)", "",
               "Mean over partitions: refit on the whole training part / cross-validated "
               "model selection.", "", time_markdown(times, order).rstrip("\n")]
     write_table(fixed(times), out_dir / "times.csv")
+    if spec.yardsticks:
+        timed = table if timings is None else timings
+        text = yardstick_time_markdown(timed, spec)
+        if text:
+            parts += ["", "### The yardsticks' job time", "", text.rstrip("\n")]
+        write_table(fixed(yardstick_times(timed, spec)), out_dir / "yardsticks_times.csv")
     return write_text("\n".join(parts) + "\n", out_dir / "report.md")
 
 
