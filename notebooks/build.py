@@ -310,7 +310,7 @@ Model selection is 3-fold CV on the training part. This notebook only reads
     ("code", SETUP + """\
 from ordrank.plotting import scatter_versus
 from ordrank.reports import (average_ranks, fixed, friedman_line, markdown_table, paired_wilcoxon,
-                             summary)
+                             summary, yardstick_tests)
 from ordrank.results import read_table, read_timings
 
 %matplotlib inline
@@ -393,14 +393,19 @@ print("SVOREX − SVORIM, MAE: higher on", int((ex["mae"]["mean_difference"] > 0
 display(pd.DataFrame({m: e["mean_difference"] for m, e in ex.items()}).round(4)
         .rename(columns=lambda m: f"SVOREX − SVORIM, {m}"))
 
-rows = []
-for ours, peer in (("SVORIM", "skordinal-SVORIM"), ("SVOREX", "skordinal-SVOREX"),
-                   ("Reduction-SVM", "skordinal-REDSVM")):
-    t = versus("mae", ours, peer)
-    rows.append({"ordrank": ours, "reference": peer, "mean difference (over sets)": t["mean_difference"].mean(),
-                 "largest |per-set difference|": t["mean_difference"].abs().max(),
-                 "sets with p < 0.05": int((t["pvalue"] < 0.05).sum())})
-display(pd.DataFrame(rows).round(4))
+# each method beside the C code of the same method: the report's "Against the yardsticks" section
+pairs = yardstick_tests(table, "mae")
+committed = pd.read_csv(BENCH / "yardsticks_mae.csv", dtype=str, keep_default_na=False)
+pd.testing.assert_frame_equal(fixed(pairs).astype(str).reset_index(drop=True), committed, check_dtype=False)
+display(pairs.groupby(["algorithm", "yardstick"], sort=False).agg(
+    **{"mean difference (over sets)": ("mean_difference", "mean"),
+       "largest |per-set difference|": ("mean_difference", lambda d: d.abs().max()),
+       "sets above the C code": ("mean_difference", lambda d: int((d > 0).sum())),
+       "sets with p (Holm) < 0.05": ("pvalue_holm", lambda p: int((p < 0.05).sum())),
+       "partitions with the same (C, γ)": ("same_params", "sum")}).round(4))
+svorex = pairs[pairs["algorithm"] == "SVOREX"]
+assert (svorex["mean_difference"] > 0).sum() == 20 and (svorex["pvalue_holm"] < 0.05).sum() == 8  # the claims below
+assert (pairs[pairs["algorithm"] != "SVOREX"]["pvalue_holm"] >= 0.05).all()
 """),
     ("md", "## Average ranks (1 = best) and Friedman's test"),
     ("code", """\
@@ -459,7 +464,11 @@ display((cv / 60).round(1).rename("model selection, CPU-minutes over the benchma
 - **The solvers agree with the reference code.** ordrank's cvxpy SVORIM / SVOREX and skordinal's C SMO
   (the authors' algorithm) differ by 0.0002 (SVORIM) and 0.003 (SVOREX) MAE on average over the
   benchmarks, at most 0.009 and 0.017 on one. The reduction agrees with libsvm-rank's REDSVM to within
-  0.005 on 99 % of the partitions.
+  0.005 on 99 % of the partitions. SVORIM's and the reduction's differences are significant nowhere;
+  SVOREX's are one-sided (above the C code on 20 of 24, Holm-significant on 8): the C code adds 0.001
+  to the Gram matrix's diagonal, which at C = 100 on these few training rows regularizes. Refitted
+  with `diagonal_jitter=0.001`, ordrank's SVOREX comes within 0.0005 of it
+  (`benchmarks/svor_refits.py`; docs/protocols.md).
 - **Beyond the papers:** the reduction with the perceptron kernel has the best average MAE rank
   (4.7 of 17). Ordered logit, PRank and the boosted reduction are best on some benchmarks, and
   Friedman's test rejects equal average ranks for both metrics.
