@@ -144,11 +144,7 @@ def paired_markdown(table: pd.DataFrame, metric: str, algorithms=None, decimals:
     tests = paired_wilcoxon(table, metric, spec=spec)
     present = [a for a in column_order(tests["algorithm"].unique(), spec.order)
                if algorithms is None or a in algorithms]
-    rank = {a: i for i, a in enumerate(present)}
-    tests = tests[tests["algorithm"].isin(present)].copy()
-    order = {d: i for i, d in enumerate(spec.datasets)}
-    tests["_a"], tests["_d"] = tests["algorithm"].map(rank), tests["dataset"].map(order).fillna(len(order))
-    tests = tests.sort_values(["_a", "_d", *block], kind="stable")
+    tests = rows_in_order(tests[tests["algorithm"].isin(present)], "algorithm", present, spec)
     lines = ["| " + " | ".join(block) + f" | algorithm | mean difference (− {reference}) | p | p (Holm) | "
              "after Holm |", "|" + "---|" * len(block) + "---|---:|---:|---:|---|"]
     for r in tests.itertuples(index=False):
@@ -174,6 +170,15 @@ def paired_markdown(table: pd.DataFrame, metric: str, algorithms=None, decimals:
               f"errors counted as an exact 0); p (Holm): Holm's step-down adjustment over the "
               f"algorithm's {len(tests[block].drop_duplicates())} benchmarks.")
     return "\n".join(lines) + "\n\n" + legend + "\n\n" + "\n".join(notes) + "\n"
+
+
+def rows_in_order(frame: pd.DataFrame, column: str, order, spec: ReportSpec) -> pd.DataFrame:
+    """``frame``'s rows by the position of their ``column`` value in ``order``, then the spec's data-set
+    order (data sets it does not list last), then the block keys."""
+    position = {value: i for i, value in enumerate(order)}
+    datasets = {d: i for i, d in enumerate(spec.datasets)}
+    keyed = frame.assign(_a=frame[column].map(position), _d=frame["dataset"].map(datasets).fillna(len(datasets)))
+    return keyed.sort_values(["_a", "_d", *spec.block], kind="stable").drop(columns=["_a", "_d"])
 
 
 def _rankings(table: pd.DataFrame, metric: str, spec: ReportSpec) -> list:

@@ -177,13 +177,13 @@ def write_report(table: pd.DataFrame, out_dir, reference: str | None = None, ord
         write_table(fixed(rank_table(table, metric, spec)), out_dir / f"ranks_{metric}.csv")
         if spec.yardsticks:
             write_table(fixed(yardstick_tests(table, metric, spec)), out_dir / f"yardsticks_{metric}.csv")
-    times = time_table(table if timings is None else timings, by=spec.block)
+    timed = table if timings is None else timings
+    times = time_table(timed, by=spec.block)
     parts += ["", "## Training time (seconds)", "",
               "Mean over partitions: refit on the whole training part / cross-validated "
               "model selection.", "", time_markdown(times, order).rstrip("\n")]
     write_table(fixed(times), out_dir / "times.csv")
     if spec.yardsticks:
-        timed = table if timings is None else timings
         text = yardstick_time_markdown(timed, spec)
         if text:
             parts += ["", "### The yardsticks' job time", "", text.rstrip("\n")]

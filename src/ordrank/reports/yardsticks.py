@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ordrank.report_spec import ReportSpec, spec_for as _spec
-from ordrank.reports.statistics import ALPHA, paired_wilcoxon
+from ordrank.reports.statistics import ALPHA, paired_wilcoxon, rows_in_order
 from ordrank.reports.summaries import metric_rows
 
 TIME_METRICS = ("cv_seconds", "fit_seconds")
@@ -78,19 +78,12 @@ def yardstick_times(timings: pd.DataFrame, spec: ReportSpec) -> pd.DataFrame:
     return pd.DataFrame(records, columns=columns)
 
 
-def _ordered(frame: pd.DataFrame, spec: ReportSpec) -> pd.DataFrame:
-    pairs = {m: i for i, m in enumerate(spec.yardsticks)}
-    datasets = {d: i for i, d in enumerate(spec.datasets)}
-    frame = frame.assign(_p=frame["yardstick"].map(pairs), _d=frame["dataset"].map(datasets).fillna(len(datasets)))
-    return frame.sort_values(["_p", "_d", *spec.block], kind="stable").drop(columns=["_p", "_d"])
-
-
 def yardstick_markdown(table: pd.DataFrame, metric: str, spec: ReportSpec | None = None,
                        decimals: int = 4) -> str:
     """Markdown: :func:`yardstick_tests` as a table, with its legend."""
     spec = _spec(table, spec)
     block = list(spec.block)
-    tests = _ordered(yardstick_tests(table, metric, spec), spec)
+    tests = rows_in_order(yardstick_tests(table, metric, spec), "yardstick", spec.yardsticks, spec)
     if tests.empty:
         return "No benchmark has both a method and its yardstick.\n"
     lines = ["| " + " | ".join(block) + " | method | yardstick | partitions | method's mean | yardstick's mean"
@@ -117,7 +110,7 @@ def yardstick_time_markdown(timings: pd.DataFrame, spec: ReportSpec, decimals: i
     times = yardstick_times(timings, spec)
     if times.empty:
         return ""
-    times = _ordered(times, spec)
+    times = rows_in_order(times, "yardstick", spec.yardsticks, spec)
     block = list(spec.block)
     lines = ["| " + " | ".join(block) + " | method | yardstick | partitions | method (s) | yardstick (s) | ratio |",
              "|" + "---|" * len(block) + "---|---|---:|---:|---:|---:|"]
