@@ -2,7 +2,7 @@
 
     python benchmarks/bench_svor_papers_sizes.py [--sets bank2 computer2 calhousing census2]
                                                  [--bins 10] [--C 10] [--gamma 0.1] [--split 0]
-                                                 [--diagonal-jitter 0.001]
+                                                 [--diagonal-jitter 0 0.001]
     python benchmarks/bench_svor_papers_sizes.py --reduction [--learners ordrank-SMO ordrank-LIBSVM skordinal]
 
 ``--reduction`` times Reduction-SVM instead: ordrank's SMO on the base kernel, ordrank's LIBSVM on the
@@ -15,8 +15,9 @@ sets as ``+experiment=svor_benchmark_papers_sizes`` draws them (``dataset.redraw
 ``--split``; not the papers' own splits, which are not public). One fit per set at one (C, γ),
 Gaussian kernel, implicit constraints, tolerance 1e-3, ours by default with skordinal's 0.001 on the
 Gram diagonal (the same problem; ``--diagonal-jitter 0`` fits the textbook dual, as the experiment's
-configs do). Prints each fit's wall and CPU seconds, the test MAE and the share of equal test
-predictions, and an estimate of the experiment's cost: one job = 3-fold CV over the 3 × 3 grid plus
+configs do; several values fit ordrank's learners once per value, the label ending in ``+J<value>``).
+Prints each fit's wall and CPU seconds, the test MAE and zero-one error and the share of test
+predictions equal to the first learner's, and an estimate of the experiment's cost: one job = 3-fold CV over the 3 × 3 grid plus
 the final fit, about 4 × 9 fits on 2/3 of the rows plus one (an upper bound: the fits of a C grid
 share one compiled problem per fold).
 
@@ -60,8 +61,9 @@ def main(argv=None):
     parser.add_argument("--gamma", type=float, default=0.1)
     parser.add_argument("--constraints", default="implicit", choices=("implicit", "explicit"))
     parser.add_argument("--split", type=int, default=0, help="which redrawn partition (0-19)")
-    parser.add_argument("--diagonal-jitter", type=float, default=0.001,
-                        help="ordrank's SVOR diagonal_jitter (skordinal's C code always adds 0.001)")
+    parser.add_argument("--diagonal-jitter", type=float, nargs="+", default=[0.001],
+                        help="ordrank's SVOR diagonal_jitter, one fit per value (skordinal's C code always "
+                             "adds 0.001)")
     parser.add_argument("--learners", nargs="+", default=["ordrank-SMO", "skordinal"],
                         choices=["ordrank-SMO", "ordrank-QP", "ordrank-LIBSVM", "skordinal"],
                         help="the first is the one the others' predictions are compared with "
@@ -75,16 +77,23 @@ def main(argv=None):
         return reduction_main(args)
     data_dir = os.environ.get("ORDRANK_DATA", "data")
     print(f"SVOR {args.constraints}, {args.bins} bins, C={args.C:g}, gamma={args.gamma:g}, redrawn split {args.split}, "
-          f"ordrank's diagonal_jitter={args.diagonal_jitter:g} (load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
-    print(f"{'set':<11}{'train':>6}{'test':>7}{'learner':>12}{'wall s':>9}{'CPU s':>8}{'MAE':>8}{'equal':>7}")
-    svor = partial(SVOR, args.constraints, C=args.C, gamma=args.gamma, diagonal_jitter=args.diagonal_jitter)
-    learners = {"ordrank-SMO": partial(svor, solver="SMO"), "ordrank-QP": svor,
-                "skordinal": partial(SkordinalSVOR, C=args.C, gamma=args.gamma, kernel="rbf",
-                                     constraints=args.constraints, tol=1e-3)}
+          f"ordrank's diagonal_jitter={', '.join(f'{j:g}' for j in args.diagonal_jitter)} (load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+    print(f"{'set':<11}{'train':>6}{'test':>7}{'learner':>12}{'wall s':>9}{'CPU s':>8}{'MAE':>8}{'0-1':>8}{'equal':>7}")
+    skordinal = partial(SkordinalSVOR, C=args.C, gamma=args.gamma, kernel="rbf", constraints=args.constraints, tol=1e-3)
+    runs = []  # (label, learner): skordinal once, ordrank's learners once per jitter value
+    for label in args.learners:
+        if label == "skordinal":
+            runs.append((label, skordinal))
+            continue
+        for jitter in args.diagonal_jitter:
+            svor = partial(SVOR, args.constraints, C=args.C, gamma=args.gamma, diagonal_jitter=jitter)
+            suffix = f"+J{jitter:g}" if len(args.diagonal_jitter) > 1 else ""
+            runs.append((label + suffix, partial(svor, solver="SMO") if label == "ordrank-SMO" else svor))
+    width = max(12, *(len(label) + 1 for label, _ in runs))
     for name in args.sets:
         data, predictions = split_of(name, args.bins, data_dir, args.split), {}
-        for label in args.learners:
-            fit_and_print(name, label, learners[label], data, predictions, width=12)
+        for label, make in runs:
+            fit_and_print(name, label, make, data, predictions, width=width)
 
 
 def split_of(name, bins, data_dir, split=0):
@@ -101,7 +110,7 @@ def reduction_main(args):
     data_dir = os.environ.get("ORDRANK_DATA", "data")
     print(f"Reduction-SVM, {args.bins} bins, C={args.C:g}, gamma={args.gamma:g}, redrawn split {args.split} "
           f"(load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
-    print(f"{'set':<11}{'train':>6}{'test':>7}{'learner':>15}{'wall s':>9}{'CPU s':>8}{'MAE':>8}{'equal':>7}")
+    print(f"{'set':<11}{'train':>6}{'test':>7}{'learner':>15}{'wall s':>9}{'CPU s':>8}{'MAE':>8}{'0-1':>8}{'equal':>7}")
     reduction = partial(ReductionSVM, C=args.C, gamma=args.gamma)
     learners = {"ordrank-SMO": partial(reduction, solver="smo"), "ordrank-LIBSVM": partial(reduction, solver="libsvm"),
                 "skordinal": partial(SkordinalREDSVM, C=args.C, gamma=args.gamma, kernel="rbf", tol=1e-3)}
@@ -119,15 +128,16 @@ def reduction_main(args):
 
 
 def fit_and_print(name, label, make, data, predictions, width):
-    """Fit ``make()`` on one split and print its times, test MAE and the share of its test predictions
-    equal to the first learner's (``predictions`` collects them, in the order the learners ran)."""
+    """Fit ``make()`` on one split and print its times, test MAE and zero-one error and the share of its
+    test predictions equal to the first learner's (``predictions`` collects them, in the order the learners ran)."""
     X, y, X_test, y_test = data
     model, wall, cpu = timed(lambda: make().fit(X, y))
     predictions[label] = model.predict(X_test)
     first = next(iter(predictions))
     equal = "" if label == first else f"{np.mean(predictions[first] == predictions[label]):.4f}"
     print(f"{name:<11}{len(y):>6}{len(y_test):>7}{label:>{width}}{wall:>9.1f}{cpu:>8.1f}"
-          f"{mean_absolute_error(y_test, predictions[label]):>8.4f}{equal:>7}", flush=True)
+          f"{mean_absolute_error(y_test, predictions[label]):>8.4f}"
+          f"{np.mean(y_test != predictions[label]):>8.4f}{equal:>7}", flush=True)
 
 
 if __name__ == "__main__":
