@@ -17,9 +17,9 @@ Gaussian kernel, implicit constraints, tolerance 1e-3, ours by default with skor
 Gram diagonal (the same problem; ``--diagonal-jitter 0`` fits the textbook dual, as the experiment's
 configs do; several values fit ordrank's learners once per value, the label ending in ``+J<value>``).
 Prints each fit's wall and CPU seconds, the test MAE and zero-one error and the share of test
-predictions equal to the first learner's, and an estimate of the experiment's cost: one job = 3-fold CV over the 3 × 3 grid plus
-the final fit, about 4 × 9 fits on 2/3 of the rows plus one (an upper bound: the fits of a C grid
-share one compiled problem per fold).
+predictions equal to the first learner's. To estimate the experiment's cost from a fit's time: one
+job is 3-fold CV over the 3 × 3 grid plus the final fit, about 4 × 9 fits on 2/3 of the rows plus
+one (an upper bound: the fits of a C grid share one compiled problem per fold).
 
 Run on demand (not a test). Times depend on the machine's load; CPU seconds depend on it less.
 """
@@ -78,7 +78,6 @@ def main(argv=None):
     data_dir = os.environ.get("ORDRANK_DATA", "data")
     print(f"SVOR {args.constraints}, {args.bins} bins, C={args.C:g}, gamma={args.gamma:g}, redrawn split {args.split}, "
           f"ordrank's diagonal_jitter={', '.join(f'{j:g}' for j in args.diagonal_jitter)} (load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
-    print(f"{'set':<11}{'train':>6}{'test':>7}{'learner':>12}{'wall s':>9}{'CPU s':>8}{'MAE':>8}{'0-1':>8}{'equal':>7}")
     skordinal = partial(SkordinalSVOR, C=args.C, gamma=args.gamma, kernel="rbf", constraints=args.constraints, tol=1e-3)
     runs = []  # (label, learner): skordinal once, ordrank's learners once per jitter value
     for label in args.learners:
@@ -90,6 +89,7 @@ def main(argv=None):
             suffix = f"+J{jitter:g}" if len(args.diagonal_jitter) > 1 else ""
             runs.append((label + suffix, partial(svor, solver="SMO") if label == "ordrank-SMO" else svor))
     width = max(12, *(len(label) + 1 for label, _ in runs))
+    print(f"{'set':<11}{'train':>6}{'test':>7}{'learner':>{width}}{'wall s':>9}{'CPU s':>8}{'MAE':>8}{'0-1':>8}{'equal':>7}")
     for name in args.sets:
         data, predictions = split_of(name, args.bins, data_dir, args.split), {}
         for label, make in runs:
