@@ -39,7 +39,7 @@ from sklearn.preprocessing import StandardScaler
 from ordrank.algorithms.batch.reduction import ReductionSVM
 from ordrank.algorithms.batch.svor import SVOR
 from ordrank.datasets.partitions import BenchmarkData
-from ordrank.metrics.ordinal import mean_absolute_error
+from ordrank.metrics.ordinal import mean_absolute_error, mean_zero_one_error
 
 # the experiment's own sizes and redraw (seed, number of splits), read from its config
 CONFIG = OmegaConf.load(Path(__file__).resolve().parents[1] / "conf" / "experiment" / "svor_benchmark"
@@ -89,7 +89,7 @@ def main(argv=None):
             suffix = f"+J{jitter:g}" if len(args.diagonal_jitter) > 1 else ""
             runs.append((label + suffix, partial(svor, solver="SMO") if label == "ordrank-SMO" else svor))
     width = max(12, *(len(label) + 1 for label, _ in runs))
-    print(f"{'set':<11}{'train':>6}{'test':>7}{'learner':>{width}}{'wall s':>9}{'CPU s':>8}{'MAE':>8}{'0-1':>8}{'equal':>7}")
+    print_header(width)
     for name in args.sets:
         data, predictions = split_of(name, args.bins, data_dir, args.split), {}
         for label, make in runs:
@@ -110,10 +110,10 @@ def reduction_main(args):
     data_dir = os.environ.get("ORDRANK_DATA", "data")
     print(f"Reduction-SVM, {args.bins} bins, C={args.C:g}, gamma={args.gamma:g}, redrawn split {args.split} "
           f"(load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
-    print(f"{'set':<11}{'train':>6}{'test':>7}{'learner':>15}{'wall s':>9}{'CPU s':>8}{'MAE':>8}{'0-1':>8}{'equal':>7}")
     reduction = partial(ReductionSVM, C=args.C, gamma=args.gamma)
     learners = {"ordrank-SMO": partial(reduction, solver="smo"), "ordrank-LIBSVM": partial(reduction, solver="libsvm"),
                 "skordinal": partial(SkordinalREDSVM, C=args.C, gamma=args.gamma, kernel="rbf", tol=1e-3)}
+    print_header(15)
     for name in args.sets:
         data, predictions = split_of(name, args.bins, data_dir, args.split), {}
         X, y, X_test, y_test = data
@@ -127,6 +127,12 @@ def reduction_main(args):
             fit_and_print(name, label, learners[label], data, predictions, width=15)
 
 
+def print_header(width):
+    """The column names of fit_and_print's lines, its learner column ``width`` wide."""
+    print(f"{'set':<11}{'train':>6}{'test':>7}{'learner':>{width}}{'wall s':>9}{'CPU s':>8}{'MAE':>8}{'0-1':>8}"
+          f"{'equal':>7}")
+
+
 def fit_and_print(name, label, make, data, predictions, width):
     """Fit ``make()`` on one split and print its times, test MAE and zero-one error and the share of its
     test predictions equal to the first learner's (``predictions`` collects them, in the order the learners ran)."""
@@ -137,7 +143,7 @@ def fit_and_print(name, label, make, data, predictions, width):
     equal = "" if label == first else f"{np.mean(predictions[first] == predictions[label]):.4f}"
     print(f"{name:<11}{len(y):>6}{len(y_test):>7}{label:>{width}}{wall:>9.1f}{cpu:>8.1f}"
           f"{mean_absolute_error(y_test, predictions[label]):>8.4f}"
-          f"{np.mean(y_test != predictions[label]):>8.4f}{equal:>7}", flush=True)
+          f"{mean_zero_one_error(y_test, predictions[label]):>8.4f}{equal:>7}", flush=True)
 
 
 if __name__ == "__main__":
