@@ -6,6 +6,8 @@
     python experiments/reproduce.py --list           # the registry, with the data each entry needs
     python experiments/reproduce.py --only prank_synthetic svor_benchmark   # some entries only
     python experiments/reproduce.py --redraw         # no runs: reports, figures and README tables only
+    python experiments/reproduce.py --timings t.json # also write each step's wall and CPU seconds
+                                                     #   (benchmarks/bench_reproduce.py -> docs/speed.md)
 
 Steps, in order:
 
@@ -40,6 +42,7 @@ from tqdm import tqdm
 from tqdm.contrib.logging import logging_redirect_tqdm
 
 from ordrank.datasets.fetch import require
+from ordrank.progress import StepTimes
 
 REPO = Path(__file__).resolve().parents[1]
 QUICK_OUT = REPO / "build" / "quick"
@@ -368,6 +371,8 @@ def main(argv=None) -> int:
     parser.add_argument("--list", action="store_true", help="print the registry and exit")
     parser.add_argument("--redraw", action="store_true",
                         help="run nothing: redraw reports, figures and the README's tables from the tables")
+    parser.add_argument("--timings", type=Path, metavar="FILE",
+                        help="write each step's wall and CPU seconds to FILE (JSON)")
     args = parser.parse_args(argv)
 
     if args.list:
@@ -384,6 +389,7 @@ def main(argv=None) -> int:
     data_dir = str(Path(args.data_dir).resolve())
 
     started = time.perf_counter()
+    timings = StepTimes()
     if args.redraw:
         entries = []
     # 1. before any work: every configuration composes, every data set is there
@@ -401,11 +407,14 @@ def main(argv=None) -> int:
               disable=not entries) as bar, logging_redirect_tqdm():  # log lines above the bars
         for entry in bar:
             bar.set_postfix_str(entry.name)
+            timings.start(entry.name)
             path = (run_sweep(entry, args.quick, data_dir, out) if entry.sweep
                     else run_single(entry, args.quick, data_dir, out))
+            timings.stop()
             tqdm.write(f"{entry.name}: {path}")
 
     # 3. reports, figures and the README's tables, from the tables only
+    timings.start("reports, figures and tables")
     for script, arguments, needs in FIGURES:
         table = needs(out, args.quick)
         if table is not None and not table.is_file():
@@ -422,6 +431,9 @@ def main(argv=None) -> int:
     else:
         changed = update_readme(readme, tables)
         print(f"{readme}: generated tables {'rewritten' if changed else 'already up to date'}")
+    timings.stop()
+    if args.timings:
+        timings.write(args.timings, args.quick)
     print(f"done in {time.perf_counter() - started:.0f} s; outputs under {out}")
     return 0
 

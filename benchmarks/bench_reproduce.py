@@ -1,0 +1,184 @@
+"""The speed page: time every experiment of `make reproduce`, the test suite and the learners'
+benchmarks on this machine, and write docs/speed.md (generated; never edit it by hand).
+
+    python benchmarks/bench_reproduce.py --reproduce          # make reproduce, every experiment (about 1 h)
+    python benchmarks/bench_reproduce.py --reproduce --only prank_synthetic letor_ohsumed
+    python benchmarks/bench_reproduce.py --quick              # make reproduce-quick
+    python benchmarks/bench_reproduce.py --tests              # make test and make test-fast
+    python benchmarks/bench_reproduce.py --learners           # the scripts of `make bench`
+    python benchmarks/bench_reproduce.py --render             # docs/speed.md from docs/speed.json only
+
+Each part measures what it names and replaces only its own rows of ``docs/speed.json`` (the data)
+before ``docs/speed.md`` is drawn from it, so a page can be refreshed part by part; every row keeps
+the date, the machine and the load (1-minute average, before and after) it was measured at. Wall
+and CPU seconds of the experiments come from ``experiments/reproduce.py --timings`` (CPU: the
+process and the children it waited for, so a sweep's joblib workers count). ``--reproduce`` writes
+where `make reproduce` writes (the repository's results/, figures/ and README tables), so run it
+on a clean tree and check `git status` after it: a deterministic rerun leaves it clean.
+
+The README and the Makefile quote these figures only rounded, through :func:`about` ("about 50 min
+on 2 cores"); tests/test_speed_page.py checks every such figure against docs/speed.json.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO / "docs" / "speed.json"
+PAGE = REPO / "docs" / "speed.md"
+LEARNER_BENCHMARKS = ["bench_prank_synthetic.py", "bench_eachmovie.py", "bench_svor.py",
+                      "bench_predtron.py", "bench_predtron_update.py", "bench_model_selection.py"]
+
+
+def about(seconds: float) -> str:
+    """The rounded figure the README quotes: "40 s" (to 10 s) under 90 s, whole minutes under 10
+    minutes, else to 5 minutes ("about 55 min")."""
+    if seconds < 90:
+        return f"{max(10, round(seconds / 10) * 10)} s"
+    minutes = seconds / 60
+    return f"{round(minutes)} min" if minutes < 10 else f"{max(10, round(minutes / 5) * 5)} min"
+
+
+def machine() -> str:
+    """This machine in one line: CPU model, cores, memory, Python."""
+    model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                  if line.startswith("model name")), platform.processor() or "unknown CPU") \
+        if Path("/proc/cpuinfo").is_file() else platform.processor()
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return f"{model}, {os.cpu_count()} cores, {memory:.0f} GiB, Python {platform.python_version()}"
+
+
+def stamp() -> dict:
+    return {"date": datetime.date.today().isoformat(), "machine": machine()}
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(command: list[str], **kwargs) -> dict:
+    """Run ``command`` in the repository (stop on failure); its wall and CPU seconds and the load."""
+    load, cpu, start = os.getloadavg()[0], children_cpu(), time.perf_counter()
+    subprocess.run(command, cwd=REPO, check=True, **kwargs)
+    return {"wall": round(time.perf_counter() - start, 1), "cpu": round(children_cpu() - cpu, 1),
+            "load_before": round(load, 2), "load_after": round(os.getloadavg()[0], 2), **stamp()}
+
+
+def reproduce(data: dict, quick: bool, only: list[str] | None) -> None:
+    """Run experiments/reproduce.py with --timings; its steps into ``data``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        steps_file = Path(tmp) / "steps.json"
+        command = [sys.executable, "experiments/reproduce.py", "--timings", str(steps_file)]
+        command += (["--quick"] if quick else []) + (["--only", *only] if only else [])
+        whole = timed(command)
+        steps = json.loads(steps_file.read_text())["steps"]
+    key = "quick" if quick else "experiments"
+    rows = data.setdefault(key, {})
+    for step in steps:
+        rows[step["step"]] = {**{k: step[k] for k in ("wall", "cpu")},
+                              "load_before": round(step["load_before"], 2),
+                              "load_after": round(step["load_after"], 2), **stamp()}
+    if not only:  # the whole command, as `make` runs it
+        data.setdefault("commands", {})["make reproduce-quick" if quick else "make reproduce"] = whole
+
+
+def tests(data: dict) -> None:
+    python = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    commands = data.setdefault("commands", {})
+    commands["make test"] = timed(python, stdout=subprocess.DEVNULL)
+    commands["make test-fast"] = timed(python + ["-m", "not slow"], stdout=subprocess.DEVNULL)
+
+
+def learners(data: dict) -> None:
+    rows = data.setdefault("learners", {})
+    for script in LEARNER_BENCHMARKS:
+        if not (REPO / "benchmarks" / script).is_file():
+            continue
+        with tempfile.TemporaryFile("w+") as out:
+            row = timed([sys.executable, f"benchmarks/{script}"], stdout=out, stderr=subprocess.STDOUT)
+            out.seek(0)
+            rows[script] = {**row, "output": out.read().rstrip()}
+
+
+def minutes(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
+
+
+def table(rows: dict, title: str) -> list[str]:
+    lines = [f"| {title} | wall | CPU | load (1 min) before → after | date |", "|---|---|---|---|---|"]
+    for name, row in rows.items():
+        lines.append(f"| {name} | {minutes(row['wall'])} | {minutes(row['cpu'])} | "
+                     f"{row['load_before']:.1f} → {row['load_after']:.1f} | {row['date']} |")
+    return lines
+
+
+def render(data: dict) -> str:
+    machines = sorted({row["machine"] for part in ("commands", "experiments", "quick", "learners")
+                       for row in data.get(part, {}).values()})
+    lines = ["# Speed", "",
+             "Generated by `python benchmarks/bench_reproduce.py` from `docs/speed.json`; do not edit by hand.",
+             "Each row says when it was measured and at what load; the README quotes these figures rounded.",
+             "", "Machines: " + "; ".join(machines or ["none measured yet"]) + ".", ""]
+    if data.get("commands"):
+        lines += ["## The commands", "", *table(data["commands"], "command"), ""]
+        lines += ["Rounded, as the README quotes them: " + "; ".join(
+            f"`{name}` about {about(row['wall'])}" for name, row in data["commands"].items()) + ".", ""]
+    for key, title in (("experiments", "`make reproduce`, step by step"),
+                       ("quick", "`make reproduce-quick`, step by step")):
+        if data.get(key):
+            rows = data[key]
+            total = {"wall": sum(r["wall"] for r in rows.values()), "cpu": sum(r["cpu"] for r in rows.values())}
+            lines += [f"## {title}", "", *table(rows, "step"), "",
+                      f"Sum of the steps: {minutes(total['wall'])} wall, {minutes(total['cpu'])} CPU.", ""]
+    if data.get("learners"):
+        lines += ["## The learners' benchmarks (`make bench`)", ""]
+        for script, row in data["learners"].items():
+            lines += [f"### `benchmarks/{script}`", "",
+                      f"{row['date']}, {minutes(row['wall'])} wall, load {row['load_before']:.1f} → "
+                      f"{row['load_after']:.1f}.", "", "```text", row["output"], "```", ""]
+    return "\n".join(lines)
+
+
+def load() -> dict:
+    return json.loads(DATA.read_text(encoding="utf-8")) if DATA.is_file() else {}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--reproduce", action="store_true", help="time make reproduce (or --only entries)")
+    parser.add_argument("--only", nargs="+", metavar="ENTRY", help="with --reproduce: these entries only")
+    parser.add_argument("--quick", action="store_true", help="time make reproduce-quick")
+    parser.add_argument("--tests", action="store_true", help="time make test and make test-fast")
+    parser.add_argument("--learners", action="store_true", help="run the learners' benchmarks")
+    parser.add_argument("--render", action="store_true", help="only redraw docs/speed.md")
+    args = parser.parse_args(argv)
+    if not (args.reproduce or args.quick or args.tests or args.learners or args.render):
+        parser.error("say what to measure: --reproduce, --quick, --tests, --learners (or --render)")
+    data = load()
+    if args.quick:
+        reproduce(data, quick=True, only=None)
+    if args.reproduce:
+        reproduce(data, quick=False, only=args.only)
+    if args.tests:
+        tests(data)
+    if args.learners:
+        learners(data)
+    DATA.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    PAGE.write_text(render(data) + "\n", encoding="utf-8")
+    print(PAGE.read_text(encoding="utf-8"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
