@@ -57,6 +57,21 @@ def test_resolve_data_dir_default(monkeypatch):
     assert str(resolve_data_dir("elsewhere")) == "elsewhere"
 
 
+def test_resolve_data_dir_under_a_root(tmp_path, monkeypatch):
+    """A notebook's kernel runs in notebooks/: it passes the repository root, under which the rule's
+    relative paths (the default data/, a relative $ORDRANK_DATA or data_dir) are taken."""
+    monkeypatch.delenv("ORDRANK_DATA", raising=False)
+    assert resolve_data_dir(root=tmp_path) == tmp_path / "data"
+    assert resolve_data_dir("elsewhere", root=tmp_path) == tmp_path / "elsewhere"
+    monkeypatch.setenv("ORDRANK_DATA", "shared")
+    assert resolve_data_dir(root=tmp_path) == tmp_path / "shared"
+    monkeypatch.setenv("ORDRANK_DATA", str(tmp_path / "absolute"))
+    assert resolve_data_dir(root="/nowhere") == tmp_path / "absolute"
+    monkeypatch.setenv("ORDRANK_DATA", "")  # empty is unset, as everywhere
+    assert resolve_data_dir(root=tmp_path) == tmp_path / "data"
+    assert str(resolve_data_dir()) == "data"
+
+
 def test_movielens_1m(tmp_path):
     path = write(tmp_path / "ml-1m" / "ratings.dat",
                  "1::1193::5::978300760\n1::661::3::978302109\n2::1193::2::978298413\n")

@@ -81,11 +81,14 @@ class Ratings:
         return np.flatnonzero(np.diff(self.matrix.indptr) >= n)
 
 
-def resolve_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
-    """Data directory: `data_dir` if given, else ``$ORDRANK_DATA``, else ``data/`` (relative to the cwd)."""
-    if data_dir is not None:
-        return Path(data_dir)
-    return Path(os.environ.get("ORDRANK_DATA") or "data")
+def resolve_data_dir(data_dir: str | os.PathLike | None = None, root: str | os.PathLike | None = None) -> Path:
+    """Data directory: `data_dir` if given, else ``$ORDRANK_DATA``, else ``data/``.
+
+    A relative result is taken under `root` if given, else under the current directory: the
+    notebooks, whose kernel runs in ``notebooks/``, pass the repository root.
+    """
+    path = Path(data_dir if data_dir is not None else os.environ.get("ORDRANK_DATA") or "data")
+    return path if root is None else Path(root) / path
 
 
 def load_movielens_100k(data_dir: str | os.PathLike | None = None) -> Ratings:
