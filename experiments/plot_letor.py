@@ -1,6 +1,10 @@
-"""The LETOR OHSUMED benchmark from its results table: the NDCG@k figure and the markdown tables.
+"""A LETOR benchmark from its results table: the NDCG@k figure and the markdown tables.
 
     python experiments/plot_letor.py     # → figures/letor_ohsumed_ndcg.png, results/letor_ohsumed/report.md
+    python experiments/plot_letor.py --results runs --table mine/results.parquet --figures figs --figure mine.png
+
+Titles and captions name the table's own data set (its ``dataset`` column; LETOR 3.0 OHSUMED for
+``letor_ohsumed``), and the published baselines stand beside LETOR 3.0 OHSUMED's table only.
 
 Reads only results tables (and the published LETOR 3.0 baselines in ``docs/published/``, each number
 with its source); never trains anything. The figure shows NDCG@k in LETOR's convention for k = 1..10,
@@ -26,6 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 TABLE = "letor_ohsumed/letor_ohsumed.parquet"
 PUBLISHED = REPO / "docs" / "published" / "letor3_ohsumed.csv"
 FIGURE = "letor_ohsumed_ndcg.png"
+OHSUMED = "letor_ohsumed"  # the table's dataset name of LETOR 3.0 OHSUMED (conf/dataset/letor_ohsumed.yaml)
 COLUMNS = ["letor_ndcg@1", "letor_ndcg@3", "letor_ndcg@5", "letor_ndcg@10", "letor_p@1", "letor_p@3",
            "letor_p@5", "letor_p@10", "letor_map", "ndcg@10"]
 HEADERS = {"letor_map": "MAP", "ndcg@10": "NDCG@10 (trec)"}
@@ -48,6 +53,12 @@ def order(stats: pd.DataFrame, metric: str = "letor_ndcg@10") -> list[str]:
     return list(means["algorithm"])
 
 
+def title(table: pd.DataFrame) -> str:
+    """The data set(s) of ``table`` as a caption names them."""
+    names = sorted(map(str, table["dataset"].unique())) if "dataset" in table else []
+    return "LETOR 3.0 OHSUMED" if names == [OHSUMED] else ", ".join(names) or "(no data set named)"
+
+
 def figure(table: pd.DataFrame):
     stats = fold_means(table)
     fig, ax = plt.subplots(figsize=(7.0, 4.6))
@@ -63,7 +74,7 @@ def figure(table: pd.DataFrame):
         ax.fill_between(ks, mean - sem, mean + sem, color=color, alpha=0.07, lw=0)
     n = int(stats["n"].max())
     ax.set(xlabel="k", ylabel="NDCG@k (LETOR's Eval-Score-3.0 convention)", xticks=ks)
-    ax.set_title(f"LETOR 3.0 OHSUMED, test folds (mean ± 1 s.e. over {n} folds)", fontsize="medium")
+    ax.set_title(f"{title(table)}, test folds (mean ± 1 s.e. over {n} folds)", fontsize="medium")
     ax.grid(alpha=0.3)
     ax.legend(frameon=False, fontsize="small", loc="center left", bbox_to_anchor=(1.0, 0.5))
     fig.tight_layout()
@@ -89,7 +100,8 @@ def markdown(table: pd.DataFrame, decimals: int = 4) -> str:
         lines.append(f"| {name} | " + " | ".join(row) + " |")
     n = int(stats["n"].max())
     failed = table[table["value"].isna()]
-    lines += ["", f"Test folds of LETOR 3.0 OHSUMED (QueryLevelNorm), mean ± 1 standard error over the {n} "
+    where = "LETOR 3.0 OHSUMED (QueryLevelNorm)" if title(table) == "LETOR 3.0 OHSUMED" else title(table)
+    lines += ["", f"Test folds of {where}, mean ± 1 standard error over the {n} "
               "folds; hyper-parameters chosen by MAP on each fold's validation queries. NDCG@k, P@k and "
               "MAP in LETOR's convention (Eval-Score-3.0.pl); the last column NDCG@10 as trec_eval / "
               "ranx compute it (gain 2^rel − 1, discount 1/log2(1 + rank); a query without a relevant "
@@ -126,6 +138,7 @@ def main(argv=None):
     parser.add_argument("--results", default=REPO / "results", type=Path)
     parser.add_argument("--figures", default=REPO / "figures", type=Path)
     parser.add_argument("--table", default=TABLE, help="the table, relative to --results")
+    parser.add_argument("--figure", default=FIGURE, help="the figure's file name, under --figures")
     args = parser.parse_args(argv)
     path = args.results / args.table
     if not path.is_file():
@@ -133,16 +146,16 @@ def main(argv=None):
     table = read_table(path)
     args.figures.mkdir(parents=True, exist_ok=True)
     fig = figure(table)
-    fig.savefig(args.figures / FIGURE, dpi=120, metadata={"Software": None}, bbox_inches="tight")
+    fig.savefig(args.figures / args.figure, dpi=120, metadata={"Software": None}, bbox_inches="tight")
     plt.close(fig)
     report = path.parent / "report.md"
-    text = "# LETOR 3.0 OHSUMED\n\n" + markdown(table)
-    if PUBLISHED.is_file():
+    text = f"# {title(table)}\n\n" + markdown(table)
+    if PUBLISHED.is_file() and title(table) == "LETOR 3.0 OHSUMED":  # LETOR 3.0's numbers: its data only
         text += "\n## Beside the published LETOR 3.0 baselines\n\n" + published_markdown(
             table, published_table())
     with atomic_path(report) as tmp:
         Path(tmp).write_text(text, encoding="utf-8")
-    print(f"wrote {args.figures / FIGURE} and {report}")
+    print(f"wrote {args.figures / args.figure} and {report}")
 
 
 if __name__ == "__main__":

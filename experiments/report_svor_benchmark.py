@@ -2,13 +2,15 @@
 
     python experiments/report_svor_benchmark.py [--table results/svor_benchmark/benchmark.parquet]
         [--out results/svor_benchmark] [--figure figures/svor_benchmark_scatter.png] [--bins 10]
-        [--cd-figure figures/svor_benchmark_cd.png]
+        [--cd-figure figures/svor_benchmark_cd.png] [--pairs SVORIM:MyLearner ...] [--cd-among all]
 
 The report (report.md and CSVs) covers every bins value, with Demšar's rank statistics (Friedman,
 Iman–Davenport, Nemenyi's CD; ranks among ordrank's methods and among all rows) and the paired
 Wilcoxon tests with Holm's adjustment; the scatter shows the benchmarks with ``--bins`` ranks (0: all;
 default: the README table's rows); the critical-difference diagram (``--cd-figure``, default beside
-the scatter) ranks ordrank's methods (the config's ``report.methods``) over every benchmark. Reads only the results table and its
+the scatter) ranks ordrank's methods (the config's ``report.methods``; ``--cd-among all``: every
+algorithm of the table, e.g. a learner of your own) over every benchmark. ``--pairs X:Y`` picks the
+scatter's panels (Y against X; default: the papers' pairs the table has). Reads only the results table and its
 timings table beside it (``benchmark.timings.parquet``, the training-time section); never
 trains anything. What the report shows (block keys, Wilcoxon reference, column order) is the
 ``report:`` section of the table's experiment config, ``conf/experiment/<experiment>.yaml``,
@@ -41,6 +43,14 @@ def statistics_markdown(table) -> str:
     return rank_statistics_markdown(table, "mae", spec)
 
 
+def pair(text: str) -> tuple[str, str]:
+    """``--pairs`` value ``X:Y`` (two algorithm names)."""
+    x, sep, y = text.partition(":")
+    if not (sep and x and y):
+        raise argparse.ArgumentTypeError(f"{text!r} is not X:Y (two algorithm names, e.g. SVORIM:MyLearner)")
+    return x, y
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--table", default="results/svor_benchmark/benchmark.parquet", type=Path)
@@ -50,6 +60,10 @@ def main(argv=None):
                         help="ranks shown in the figure (default: every bin count, a row of panels each)")
     parser.add_argument("--cd-figure", default=None, type=Path,
                         help=f"critical-difference diagram (default: {CD_FIGURE} beside --figure)")
+    parser.add_argument("--pairs", nargs="+", metavar="X:Y", type=pair,
+                        help="scatter panels, each Y's error against X's (default: the papers' pairs in the table)")
+    parser.add_argument("--cd-among", choices=["methods", "all"], default="methods",
+                        help="rank the config's report.methods (default) or every algorithm of the table")
     parser.add_argument("--reference", default=None,
                         help="algorithm the Wilcoxon tests compare to (default: report.reference of the config)")
     args = parser.parse_args(argv)
@@ -63,7 +77,11 @@ def main(argv=None):
         shown = shown[shown[key] == value]
     if shown.empty:
         print(f"note: no rows with {where}; the figure panels will be empty")
-    benchmark_scatter_figure(shown, None, args.figure)
+    missing = sorted({name for pair in args.pairs or () for name in pair} - set(table["algorithm"]))
+    if missing:
+        parser.error(f"--pairs names {missing}, which {args.table} does not have; it has "
+                     f"{sorted(table['algorithm'].unique())}")
+    benchmark_scatter_figure(shown, args.pairs, args.figure)
     print(f"wrote {args.figure}")
     cd_figure = args.cd_figure or args.figure.parent / CD_FIGURE
     benchmarks = table[list(spec.block)].drop_duplicates()
@@ -71,7 +89,10 @@ def main(argv=None):
         cd_figure.unlink(missing_ok=True)
         print(f"no critical-difference diagram: the table has {len(benchmarks)} benchmark(s)")
         return
-    benchmark_cd_figure(table, cd_figure, among=spec.methods, spec=spec, label="among ordrank's methods")
+    if args.cd_among == "all":
+        benchmark_cd_figure(table, cd_figure, among=None, spec=spec, label="among all algorithms")
+    else:
+        benchmark_cd_figure(table, cd_figure, among=spec.methods, spec=spec, label="among ordrank's methods")
     print(f"wrote {cd_figure}")
 
 
