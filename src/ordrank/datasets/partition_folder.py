@@ -33,7 +33,7 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 
-from ordrank.datasets.partitions import _parse
+from ordrank.datasets.partition_table import drop_constant, parse_table
 from ordrank.datasets.ratings import resolve_data_dir
 
 CHU_NAME = re.compile(r"(?P<stem>.+)_(?P<kind>train|test)_(?P<bins>\d+)\.(?P<k>\d+)")
@@ -137,21 +137,11 @@ def find_partitions(source, bins: int | None = None, stem: str | None = None) ->
                       tuple((files["train"][k], files["test"][k]) for k in numbers))
 
 
-def drop_constant(X_train: np.ndarray, X_test: np.ndarray, where: str):
-    """``X_train`` and ``X_test`` without the columns that are constant on ``X_train`` (as ORCA does)."""
-    keep = np.ptp(X_train, axis=0) > 0 if len(X_train) else np.ones(X_train.shape[1], bool)
-    if not keep.any():
-        raise ValueError(f"{where}: every input column is constant on the training part")
-    if keep.all():
-        return X_train, X_test
-    return np.ascontiguousarray(X_train[:, keep]), np.ascontiguousarray(X_test[:, keep])
-
-
 def read_partition(found: Partitions, texts: dict, i: int, bins: int | None):
     """Partition ``i`` as ``(X_train, y_train, X_test, y_test)``, checked, constant columns dropped."""
     train, test = found.files[i]
-    X_train, y_train = _parse(texts.pop(train), found.where(train), bins)
-    X_test, y_test = _parse(texts.pop(test), found.where(test), bins)
+    X_train, y_train = parse_table(texts.pop(train), found.where(train), bins)
+    X_test, y_test = parse_table(texts.pop(test), found.where(test), bins)
     if X_train.shape[1] != X_test.shape[1]:
         raise ValueError(f"{found.where(test)} has {X_test.shape[1] + 1} columns but {found.where(train)} "
                          f"has {X_train.shape[1] + 1} (inputs and label): train and test must have the same columns")
@@ -200,7 +190,7 @@ class PartitionFolder:
         self._ranks = self.found.bins or self.bins
         if self.found.bins is None:  # ORCA's layout: the first partition's labels say how many ranks
             texts = self.found.read(self.found.files[0])
-            labels = [_parse(texts[name], self.found.where(name), self.bins)[1] for name in self.found.files[0]]
+            labels = [parse_table(texts[name], self.found.where(name), self.bins)[1] for name in self.found.files[0]]
             top, where = int(max(y.max(initial=1) for y in labels)), self.found.where(self.found.files[0][0])
             if top < 2:
                 raise ValueError(f"{where}: every label of the first partition is 1; ordinal labels must take "

@@ -16,21 +16,16 @@ whose original partitions are not available — the redrawn splits are NOT the p
 """
 from __future__ import annotations
 
-import hashlib
-import io
-import lzma
 import os
-import shlex
-import tarfile
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from sklearn.model_selection import StratifiedShuffleSplit
 
+from ordrank.datasets.orca_archives import ORCA_SOURCE, check_archive, read_members
+from ordrank.datasets.partition_table import drop_constant, parse_table
 from ordrank.datasets.ratings import _find, resolve_data_dir
 
 CHU_FOLDERS = {"pyrim": "pyrimidines", "machine": "machinecpu", "housing": "bostonhousing",
@@ -47,10 +42,6 @@ ONE_BASED = {"bank1", "computer1", "census1"}
 """ORCA archives whose partitions are numbered 1..20 (the others: 0..19)."""
 REDRAW_KEYS = ("train_size", "n_splits", "seed")
 
-ORCA_SOURCE = ("Get it with `python -m ordrank.data fetch orca` (downloads, verifies and packs it). "
-               "The ORCA review data sets are in datasets-orreview.zip (discretized-regression part) at "
-               "http://www.uco.es/grupos/ayrna/orreview; pack each <B>bins/<archive>/matlab/ folder into "
-               "<B>bins/<archive>.tar.xz, keeping that path for the members")
 CHU_SOURCE = ("Get them with `python -m ordrank.data fetch chu`. "
               "Wei Chu's partitions are at http://www.gatsby.ucl.ac.uk/~chuwei/ordinalregression.html")
 
@@ -76,7 +67,7 @@ class BenchmarkData:
         These are new random splits, not the original ones of any paper.
     drop_constant : bool, default False
         Drop the input columns that are constant on a partition's training part (from its training and
-        test part), as ORCA does before standardising (:func:`~ordrank.datasets.partition_folder.drop_constant`).
+        test part), as ORCA does before standardising (:func:`~ordrank.datasets.partition_table.drop_constant`).
         Off by default, which keeps the committed ``svor_benchmark`` results: today's runs standardise
         (``features=standardize``, fitted on the training part) without dropping, and ORCA's pyrim has
         such columns (training-constant, test-varying) in partitions 0, 2, 3, 5 at 5 bins and
@@ -179,19 +170,18 @@ class BenchmarkData:
         """Yield the files' partitions `indices`, parsing each file just before it is yielded."""
         names = [name for i in indices for name in self._files(i)]
         if self.source == "orca":
-            texts = _read_members(self.source_path, names)
+            texts = read_members(self.source_path, names)
         else:
             texts = {name: _find(f"Chu partition file of {self.benchmark}", [self.source_path / name],
                                  CHU_SOURCE).read_bytes() for name in names}
         for i in indices:
             train, test = self._files(i)
-            X_train, y_train = _parse(texts.pop(train), self._where(train), self.bins)
-            X_test, y_test = _parse(texts.pop(test), self._where(test), self.bins)
+            X_train, y_train = parse_table(texts.pop(train), self._where(train), self.bins)
+            X_test, y_test = parse_table(texts.pop(test), self._where(test), self.bins)
             if X_train.shape[1] != X_test.shape[1]:
                 raise ValueError(f"{self._where(test)} has {X_test.shape[1]} inputs but "
                                  f"{self._where(train)} has {X_train.shape[1]}")
             if self.drop_constant:
-                from ordrank.datasets.partition_folder import drop_constant
 
                 X_train, X_test = drop_constant(X_train, X_test, self._where(train))
             yield X_train, y_train, X_test, y_test
@@ -210,111 +200,3 @@ class BenchmarkData:
                                  f"({len(y)} rows, {self.bins} bins): {error}") from None
             self._drawn = X, y, draws
         return self._drawn
-
-
-_CHECKED: set[tuple] = set()  # archives checked in this process: (path, size, mtime in ns)
-
-
-def check_archive(path: Path, key: str, root: Path) -> None:
-    """Check the ORCA archive ``path`` (``key`` = ``<B>bins/<stem>``) against its pinned sha256, once
-    per file version and process. A different archive that cannot be read through (truncated, empty,
-    not xz) raises a ValueError naming the file and the command that fetches it again; one that reads
-    (e.g. a test's own small archive) gets a warning that it is not the published data."""
-    from ordrank.datasets.fetch import ORCA_ARCHIVES  # fetch imports this module (through registry)
-
-    stat = path.stat()
-    version = (str(path.absolute()), stat.st_size, stat.st_mtime_ns)
-    if version in _CHECKED:
-        return
-    with open(path, "rb") as file:
-        actual = hashlib.file_digest(file, "sha256").hexdigest()
-    pinned = ORCA_ARCHIVES.get(key)
-    if actual != pinned:
-        again = f"python -m ordrank.data fetch orca --data-dir {shlex.quote(str(root.absolute()))}"
-        try:
-            with tarfile.open(path, "r:xz") as tar:
-                for member in tar:
-                    if member.isfile():
-                        tar.extractfile(member).read()
-        except (tarfile.TarError, EOFError, lzma.LZMAError, OSError) as error:
-            problem = "is empty" if stat.st_size == 0 else \
-                f"cannot be read ({type(error).__name__}: {error})"
-            raise ValueError(f"ORCA archive {path} {problem}: it is truncated or damaged (sha256 "
-                             f"{actual[:16]}…, pinned {str(pinned)[:16]}…); fetch it again with: {again}") from None
-        warnings.warn(f"{path} is not the published ORCA archive (sha256 {actual[:16]}…, pinned "
-                      f"{str(pinned)[:16]}…): results will not match the published data; to get it: "
-                      f"{again}", UserWarning, stacklevel=3)
-    _CHECKED.add(version)
-
-
-def _read_members(archive: Path, names: list[str]) -> dict[str, bytes]:
-    """Contents of members `names` of the xz tar `archive`, reading the stream only up to the last one."""
-    wanted, found = set(names), {}
-    with tarfile.open(archive, "r:xz") as tar:
-        for member in tar:
-            if member.name in wanted:
-                found[member.name] = tar.extractfile(member).read()
-                if len(found) == len(wanted):
-                    break
-    missing = [name for name in names if name not in found]
-    if missing:
-        raise FileNotFoundError(f"{archive} has no member {missing[0]}"
-                                f"{f' (nor {len(missing) - 1} others)' if len(missing) > 1 else ''}: "
-                                f"the archive is incomplete or not packed as expected. {ORCA_SOURCE}.")
-    return found
-
-
-def _parse(text: bytes, where: str, bins: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """Inputs (float64) and ranks (int64) of a whitespace-separated table whose last column is a rank 1..bins
-    (any integer >= 1 when `bins` is None).
-
-    The fast path is pandas' C parser; anything wrong sends the text to :func:`_diagnose`, which
-    raises a ValueError naming `where` and the first bad line.
-    """
-    try:
-        table = pd.read_csv(io.BytesIO(text), sep=r"\s+", header=None, dtype=np.float64,
-                            engine="c").to_numpy()
-    except ValueError:  # includes pandas' ParserError and EmptyDataError
-        table = None
-    if (table is None or table.shape[1] < 2 or not np.isfinite(table).all()
-            or not _ranks_ok(table[:, -1], bins).all()):
-        _diagnose(text, where, bins)
-    return np.ascontiguousarray(table[:, :-1]), table[:, -1].astype(np.int64)
-
-
-def _ranks_ok(y: np.ndarray, bins: int | None) -> np.ndarray:
-    """Which of `y` are integer ranks 1..bins (1, 2, ... when `bins` is None)."""
-    return (y == np.round(y)) & (y >= 1) & (y <= (np.inf if bins is None else bins))
-
-
-def _diagnose(text: bytes, where: str, bins: int | None) -> None:
-    """Raise a ValueError for the first bad line of `text` (blank lines are allowed and skipped)."""
-    width = None
-    for number, raw in enumerate(text.split(b"\n"), 1):
-        line = raw.decode(errors="replace")
-        fields = line.split()
-        if not fields:
-            continue
-        width = width or len(fields)
-        if width < 2:
-            reason = f"need at least one input and a label, found {width} field"
-        elif len(fields) != width:
-            reason = f"expected {width} fields (as on the first line), found {len(fields)}"
-        else:
-            values = []
-            for field in fields:
-                try:
-                    values.append(float(field))
-                except ValueError:
-                    break
-            if len(values) < width:
-                reason = f"non-numeric field {fields[len(values)]!r}"
-            elif not np.isfinite(values).all():
-                reason = "NaN or infinite value"
-            elif not _ranks_ok(np.array(values[-1:]), bins).all():
-                reason = f"label {fields[-1]!r} is not an integer rank in {'1, 2, …' if bins is None else f'1..{bins}'}"
-            else:
-                continue
-        raise ValueError(f"{where}, line {number}: {reason}: {line.rstrip()!r}")
-    raise ValueError(f"{where} is empty" if width is None else
-                     f"{where}: not a table of whitespace-separated numbers")
