@@ -137,7 +137,7 @@ for title, final in finals.items():
 # projection. MCP (prototypes s·W, argmax of s²·W·x) and normalized WH (w/s, step η/‖x‖²) are
 # invariant to s.
 #
-# `ordrank.experiments_scale` holds `ThresholdStepPRank` (PRank with threshold step η), `scaled_features(s)`
+# `ordrank.protocols.feature_scale` holds `ThresholdStepPRank` (PRank with threshold step η), `scaled_features(s)`
 # (x ↦ s·(x, 1): the constant feature is scaled too) and `scale_sweep`, which runs the EachMovie protocol once per s.
 # First, a numerical check of the identity on MovieLens-100K (EachMovie-100, all 364 targets), with every round recorded:
 
@@ -145,7 +145,7 @@ for title, final in finals.items():
 from ordrank.algorithms import MulticlassPerceptron, PRank, WidrowHoff
 from ordrank.datasets.eachmovie_style import eachmovie_style
 from ordrank.datasets.ratings import load_movielens_100k, resolve_data_dir
-from ordrank.experiments_scale import ThresholdStepPRank, final_losses, scale_sweep, scaled_features
+from ordrank.protocols.feature_scale import ThresholdStepPRank, final_losses, scale_sweep, scaled_features
 from ordrank.protocols.collaborative import EachMovieProtocol, centered_features, target_sequences
 
 movielens = load_movielens_100k(resolve_data_dir(root=ROOT))  # $ORDRANK_DATA, else data/ in the repository

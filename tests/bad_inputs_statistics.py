@@ -1,7 +1,7 @@
 """Bad inputs of the rank statistics over benchmarks (rows of the table in tests/test_bad_inputs.py)."""
 import numpy as np
 
-from ordrank.paired_tests import cd_groups, friedman, nemenyi_cd, nemenyi_q, rank_rows
+from ordrank.reports.paired_tests import cd_groups, friedman, nemenyi_cd, nemenyi_q, rank_rows
 
 from conftest import Case
 

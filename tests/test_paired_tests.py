@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
-from ordrank.paired_tests import exact_differences, holm, mean_and_sign, over_benchmarks
+from ordrank.reports.paired_tests import exact_differences, holm, mean_and_sign, over_benchmarks
 from ordrank.reports import ReportSpec, paired_markdown, paired_wilcoxon, write_report
 
 

@@ -305,7 +305,7 @@ def test_another_study_with_its_own_block_and_reference(table):
 def test_report_spec_of_a_variant_in_a_sub_folder():
     """An experiment named in a sub-folder's config (svor_benchmark/papers_sizes names itself
     svor_benchmark_papers_sizes) finds its report section there."""
-    from ordrank.report_spec import CONF_DIR, ReportSpec, config_name
+    from ordrank.reports.spec import CONF_DIR, ReportSpec, config_name
 
     assert config_name("svor_benchmark_papers_sizes", CONF_DIR) == "svor_benchmark/papers_sizes"
     assert config_name("svor_benchmark", CONF_DIR) == "svor_benchmark"

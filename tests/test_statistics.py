@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from scipy import stats
 
-from ordrank.paired_tests import (cd_groups, friedman, iman_davenport, nemenyi_cd, nemenyi_q, rank_rows,
+from ordrank.reports.paired_tests import (cd_groups, friedman, iman_davenport, nemenyi_cd, nemenyi_q, rank_rows,
                                   tie_groups)
 from ordrank.reports import ReportSpec, average_ranks, rank_statistics_markdown, rank_table
 

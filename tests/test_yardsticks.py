@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from ordrank.paired_tests import holm
+from ordrank.reports.paired_tests import holm
 from ordrank.reports import (ReportSpec, write_report, yardstick_markdown, yardstick_tests,
                              yardstick_time_markdown, yardstick_times)
 

@@ -11,7 +11,7 @@ from omegaconf import DictConfig, OmegaConf
 # svor_benchmark: ${grid.C}), else it is a misspelling added with `+`, which nothing would read
 READ_KEYS = ("experiment", "seed", "data_dir", "algorithms", "only", "table_name", "publish",
              "results_dir", "resume", "dataset", "protocol", "features",
-             "report",  # read by the reports (ordrank.report_spec), not by the run
+             "report",  # read by the reports (ordrank.reports.spec), not by the run
              "hydra")
 
 

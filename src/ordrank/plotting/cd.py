@@ -16,7 +16,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from ordrank.paired_tests import cd_groups  # noqa: E402
+from ordrank.reports.paired_tests import cd_groups  # noqa: E402
 from ordrank.reports import ALPHA, average_ranks  # noqa: E402
 from ordrank.results import atomic_path  # noqa: E402
 

@@ -5,7 +5,7 @@
     summarized as mean ± standard error per benchmark.
 :mod:`~ordrank.reports.statistics`
     Paired Wilcoxon tests with Holm's adjustment, average ranks, Friedman's, Iman–Davenport's and
-    Nemenyi's tests over benchmarks (the tests themselves: :mod:`ordrank.paired_tests`).
+    Nemenyi's tests over benchmarks (the tests themselves: :mod:`ordrank.reports.paired_tests`).
 :mod:`~ordrank.reports.tables`
     The batch benchmark's markdown tables, training times, ``write_report`` (report.md and CSVs)
     and the README's benchmark table.
@@ -24,7 +24,7 @@ gives the same bytes. Every name is importable from ``ordrank.reports`` itself.
 """
 from __future__ import annotations
 
-from ordrank.report_spec import ReportSpec, spec_for as _spec  # noqa: F401 (_spec: used by the scripts)
+from ordrank.reports.spec import ReportSpec, spec_for as _spec  # noqa: F401 (_spec: used by the scripts)
 from ordrank.reports.online import (ONLINE_ORDER, _config_value, algorithm_label, final_losses,  # noqa: F401
                                     online_comparison_markdown, online_final_markdown)
 from ordrank.reports.readme import generated_blocks, marker, replace_block

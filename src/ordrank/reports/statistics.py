@@ -3,16 +3,16 @@ ranks, and Friedman's, Iman–Davenport's and Nemenyi's tests (Demšar 2006) as 
 
 A *benchmark* below is one value of the report's block keys, e.g. (dataset, bins) = abalone with 10
 ranks; each is one "data set" for the rank statistics. The metrics are errors (lower is better) or
-seconds. The tests themselves are pure functions of arrays in :mod:`ordrank.paired_tests`.
+seconds. The tests themselves are pure functions of arrays in :mod:`ordrank.reports.paired_tests`.
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from ordrank.paired_tests import (cd_groups, exact_differences, friedman as friedman_test, holm,
+from ordrank.reports.paired_tests import (cd_groups, exact_differences, friedman as friedman_test, holm,
                                   mean_and_sign, nemenyi_cd, over_benchmarks, rank_rows, wilcoxon_pvalue)
-from ordrank.report_spec import ReportSpec, spec_for as _spec
+from ordrank.reports.spec import ReportSpec, spec_for as _spec
 from ordrank.reports.summaries import column_order, metric_rows, summary
 
 ALPHA = 0.05
@@ -23,7 +23,7 @@ def paired_wilcoxon(table: pd.DataFrame, metric: str, reference: str | None = No
     """Each algorithm against ``reference`` (default: the spec's) on the partitions where both have a value.
 
     The differences d_i = algorithm − reference over the paired partitions (float noise of equal
-    errors set to an exact 0: :func:`ordrank.paired_tests.exact_differences`) go to the two-sided
+    errors set to an exact 0: :func:`ordrank.reports.paired_tests.exact_differences`) go to the two-sided
     Wilcoxon signed-rank test (zero differences dropped, scipy's default): it ranks |d_i| and asks
     whether the positive and negative ranks are balanced, i.e. whether the median difference is 0.
     If every difference is 0 the methods are indistinguishable and p = 1; with no pairs p is NaN.
@@ -62,7 +62,7 @@ def average_ranks(table: pd.DataFrame, metric: str, spec: ReportSpec | None = No
 
     In each benchmark (one value of the spec's block, e.g. (dataset, bins)) the algorithms of
     ``among`` (default: all) with a mean are ranked by it, 1 = lowest, ties (equal means up to float
-    noise: :func:`ordrank.paired_tests.rank_rows`) sharing the average of their ranks. ``ranks`` holds
+    noise: :func:`ordrank.reports.paired_tests.rank_rows`) sharing the average of their ranks. ``ranks`` holds
     per algorithm the mean of its ranks over the benchmarks where it has results (``n_datasets``);
     averages are comparable only between algorithms present everywhere (``in_friedman``). Ranks
     among a subset differ from ranks among all: a peer that duplicates a method pushes others down.
@@ -71,7 +71,7 @@ def average_ranks(table: pd.DataFrame, metric: str, spec: ReportSpec | None = No
     algorithm j over N benchmarks, χ² = 12N/(k(k+1)) Σ_j (R_j − (k+1)/2)², corrected for ties and
     referred to χ² with k − 1 degrees of freedom; Iman–Davenport's F_F = (N−1)χ²/(N(k−1) − χ²) is
     referred to F(k − 1, (k − 1)(N − 1)); Nemenyi's critical difference ``cd`` = q_α √(k(k+1)/(6N))
-    at α = ALPHA (:mod:`ordrank.paired_tests`). They need the same algorithms on every benchmark, so
+    at α = ALPHA (:mod:`ordrank.reports.paired_tests`). They need the same algorithms on every benchmark, so
     algorithms missing somewhere are left out (``friedman["left_out"]``), and are not applicable
     with fewer than 3 algorithms or 2 benchmarks.
     Note the benchmarks of one data set with different bins are not independent.
@@ -137,7 +137,7 @@ def paired_markdown(table: pd.DataFrame, metric: str, algorithms=None, decimals:
     A row per (benchmark, algorithm): the mean paired difference (algorithm − reference; < 0: lower
     error), the raw Wilcoxon p-value and Holm's adjustment over the algorithm's benchmarks, and the
     verdict at α = 0.05 after Holm. Below, per algorithm, the tests over benchmarks
-    (:func:`ordrank.paired_tests.over_benchmarks`): sign test and Wilcoxon on the mean differences.
+    (:func:`ordrank.reports.paired_tests.over_benchmarks`): sign test and Wilcoxon on the mean differences.
     """
     spec = _spec(table, spec)
     block, reference = list(spec.block), spec.reference

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ordrank.report_spec import ReportSpec, spec_for as _spec
+from ordrank.reports.spec import ReportSpec, spec_for as _spec
 
 
 def metric_rows(table: pd.DataFrame, metric: str, spec: ReportSpec | None = None) -> pd.DataFrame:

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ordrank.report_spec import ReportSpec, spec_for as _spec
+from ordrank.reports.spec import ReportSpec, spec_for as _spec
 from ordrank.reports.statistics import (ALPHA, _rankings, friedman_line, paired_markdown, paired_wilcoxon,
                                         rank_statistics_markdown, rank_table)
 from ordrank.reports.summaries import _mean_sem, column_order, summary

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ordrank.report_spec import ReportSpec, spec_for as _spec
+from ordrank.reports.spec import ReportSpec, spec_for as _spec
 from ordrank.reports.statistics import ALPHA, paired_wilcoxon, rows_in_order
 from ordrank.reports.summaries import metric_rows
 

@@ -5,7 +5,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ordrank.algorithms import MulticlassPerceptron, PRank, WidrowHoff
 from ordrank.datasets.eachmovie_style import eachmovie_style
-from ordrank.experiments_scale import (ThresholdStepPRank, final_losses, scale_sweep,
+from ordrank.protocols.feature_scale import (ThresholdStepPRank, final_losses, scale_sweep,
                                        scaled_features)
 from ordrank.protocols.collaborative import EachMovieProtocol
 from ordrank.protocols.engine import run_sequences

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-CONF_DIR = Path(__file__).resolve().parents[2] / "conf"  # the project's Hydra configs
+CONF_DIR = Path(__file__).resolve().parents[3] / "conf"  # the project's Hydra configs
 
 
 @dataclasses.dataclass(frozen=True)
