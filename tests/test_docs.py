@@ -99,3 +99,20 @@ def test_the_layout_names_only_paths_that_exist():
     assert not missing, f"README.md's Layout names paths that do not exist: {missing}"
     folders = [p for p in paths if p.endswith("/")]
     assert all((REPO / p).is_dir() for p in folders), "a path ending in / is a folder"
+
+
+GENERATED = {"__pycache__", "build", "outputs", "multirun", "logs", "data"}  # .gitignore's folders
+
+
+def test_the_layout_names_every_folder():
+    """Every folder at the top, of the package and of its algorithms is in the layout."""
+    named = {p.rstrip("/") for p in layout_paths()}
+    missing = []
+    for parent in (REPO, REPO / "src" / "ordrank", REPO / "src" / "ordrank" / "algorithms"):
+        for folder in sorted(parent.iterdir()):
+            relative = folder.relative_to(REPO).as_posix()
+            if (folder.is_dir() and not folder.name.startswith(".") and folder.name not in GENERATED
+                    and not folder.name.endswith(".egg-info") and relative != "src"
+                    and not any(n == relative or n.startswith(relative + "/") for n in named)):
+                missing.append(relative + "/")
+    assert not missing, f"README.md's Layout leaves out {missing}"
