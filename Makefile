@@ -1,9 +1,9 @@
 # Two commands do everything on a fresh clone (Python 3.11 + pip):
 #   make run    set up .venv, run the main job, publish its table to results/ and redraw figures/
 #   make test   set up .venv and run the whole test suite (slow reproduction checks included)
-# Every paper experiment, its tables, figures and the README's tables:
-#   make reproduce         (needs the data sets of `python -m ordrank.data list` under $ORDRANK_DATA; 2.5-3 h on 2 cores)
-#   make reproduce-quick   (the same code paths at small sizes, into build/quick/; 1-3 min: 65 s on a fresh clone, 2 cores)
+# Every paper experiment, its tables, figures and the docs/results pages' tables (times: docs/speed.md):
+#   make reproduce         (needs the data sets of `python -m ordrank.data list` under $ORDRANK_DATA)
+#   make reproduce-quick   (the same code paths at small sizes, into build/quick/)
 # Other commands run inside the venv: `source .venv/bin/activate` after `make setup`.
 PYTHON ?= python3
 VENV   ?= .venv
@@ -15,7 +15,7 @@ STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 .PHONY: setup run reproduce reproduce-quick benchmark benchmark-quick test test-fast figures bench clean
 
 $(STAMP): pyproject.toml
-	@echo "make: setting up $(VENV) (pip install -e '.[dev]': about 1-3 minutes the first time (50 s with a warm pip cache), quiet)"
+	@echo "make: setting up $(VENV) (pip install -e '.[dev]', quiet; the first time only)"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
@@ -27,7 +27,7 @@ run: $(STAMP)
 	$(BIN)/python run.py +experiment=prank_synthetic publish=true
 	$(BIN)/python experiments/plot_figure4.py
 
-# Every paper experiment (experiments/reproduce.py --list), then every report, figure and README table.
+# Every paper experiment (experiments/reproduce.py --list), then every report, figure and results page table.
 # It checks the data first; a killed run started again resumes the benchmark sweep's unfinished jobs.
 reproduce: $(STAMP)
 	$(BIN)/python experiments/reproduce.py
@@ -37,7 +37,7 @@ reproduce-quick: $(STAMP)   ## the same at small sizes, into build/quick/ (never
 
 # The batch benchmark: one joblib job per (data set, partition); a killed sweep started again runs only
 # the jobs without a finished table. Then the tables are merged and the report and figure redrawn.
-benchmark: $(STAMP)   ## svor_benchmark: 24 ORCA sets (12 x 5, 10 bins; README: Results)
+benchmark: $(STAMP)   ## svor_benchmark: 24 ORCA sets (12 x 5, 10 bins; docs/results/svor_benchmark.md)
 	$(BIN)/python run.py -m +experiment=svor_benchmark hydra/launcher=joblib
 	$(BIN)/python -m ordrank.results collect multirun/svor_benchmark -o results/svor_benchmark/benchmark.parquet
 	$(BIN)/python experiments/report_svor_benchmark.py
@@ -48,7 +48,7 @@ benchmark-quick: $(STAMP)   ## the same code path at CI size (two data sets, two
 	$(BIN)/python experiments/report_svor_benchmark.py --table results/svor_benchmark_quick/benchmark.parquet \
 		--out results/svor_benchmark_quick --figure figures/svor_benchmark_quick_scatter.png
 
-figures: $(STAMP)   ## reports, figures and README tables from the committed tables (no runs)
+figures: $(STAMP)   ## reports, figures and docs/results tables from the committed tables (no runs)
 	$(BIN)/python experiments/reproduce.py --redraw
 
 test: $(STAMP)

@@ -1,11 +1,11 @@
-"""Reproduce every paper experiment with one command: run, aggregate, redraw, rewrite the README's tables.
+"""Reproduce every paper experiment with one command: run, aggregate, redraw, rewrite the results pages' tables.
 
     python experiments/reproduce.py                  # = make reproduce: every experiment at full size
     python experiments/reproduce.py --quick          # = make reproduce-quick: the same code paths at small
                                                      #   sizes, written under build/quick/ (git-ignored)
     python experiments/reproduce.py --list           # the registry, with the data each entry needs
     python experiments/reproduce.py --only prank_synthetic svor_benchmark   # some entries only
-    python experiments/reproduce.py --redraw         # no runs: reports, figures and README tables only
+    python experiments/reproduce.py --redraw         # no runs: reports, figures and the pages' tables only
     python experiments/reproduce.py --timings t.json # also write each step's wall and CPU seconds
                                                      #   (benchmarks/bench_reproduce.py -> docs/speed.md)
 
@@ -19,11 +19,13 @@ Steps, in order:
    launcher, one job per data set x partition; a sweep started again runs only the unfinished jobs)
    whose tables are collected into one; a progress bar counts entries and sweep jobs;
 3. regenerate the reports and every figure from the tables (``experiments/plot_*.py``,
-   ``experiments/report_*.py``), then the README's generated tables, between
-   ``<!-- BEGIN table:NAME -->`` and ``<!-- END table:NAME -->``.
+   ``experiments/report_*.py``), then the generated tables of the results pages (one per paper,
+   ``docs/results/<page>.md``, :data:`PAGES`), between ``<!-- BEGIN table:NAME -->`` and
+   ``<!-- END table:NAME -->``.
 
 The output root ``--out`` is the repository for a full run (so it rewrites the committed results,
-figures and README.md) and ``build/quick`` for ``--quick`` (a copy of README.md is rewritten there).
+figures and docs/results pages) and ``build/quick`` for ``--quick`` (a copy of docs/results/ is
+rewritten there, under ``<out>/docs/results``).
 """
 from __future__ import annotations
 
@@ -143,6 +145,16 @@ FIGURES = [
 
 
 PAPERS_SIZES = "svor_benchmark_papers_sizes"  # the opt-in variant's experiment name
+RESULTS_PAGES = Path("docs") / "results"  # one page per paper, under the output root
+PAGES = {  # page -> the generated tables it holds (marker names)
+    "prank.md": ("prank_synthetic", "prank_eachmovie"),
+    "svor_benchmark.md": ("svor_benchmark", "svor_benchmark_5bins", "svor_benchmark_statistics",
+                          "svor_benchmark_chu", "svor_benchmark_chu_5bins", "svor_benchmark_chu_statistics",
+                          PAPERS_SIZES),
+    "boost_benchmark.md": ("boost_benchmark",),
+    "predtron.md": ("predtron_subset_n", "predtron_subset_m", "predtron_l1_vs_l2"),
+    "letor.md": ("letor_ohsumed", "letor_ohsumed_published"),
+}
 
 
 def letor_table(out: Path, quick: bool) -> Path:
@@ -175,8 +187,8 @@ def papers_sizes_table(out: Path) -> Path:
     return out / "results" / PAPERS_SIZES / "benchmark.parquet"
 
 
-def readme_tables(out: Path, quick: bool) -> dict[str, str]:
-    """The README's generated tables, {marker name: markdown}, from the tables under ``out/results``."""
+def page_tables(out: Path, quick: bool) -> dict[str, str]:
+    """The results pages' generated tables, {marker name: markdown}, from the tables under ``out/results``."""
     from ordrank.reports import (ReportSpec, online_comparison_markdown,
                                  online_final_markdown)
     from ordrank.results import read_table
@@ -189,7 +201,7 @@ def readme_tables(out: Path, quick: bool) -> dict[str, str]:
         ("MovieLens-100K, ≥ 200", "prank_eachmovie200/movielens_100k.parquet"),
     ]
     figure1 = load_script("plot_figure1.py")
-    benchmark = read_table(benchmark_table(out, quick))  # its report: section says what the README shows
+    benchmark = read_table(benchmark_table(out, quick))  # its report: section says what the page shows
     chu = read_table(chu_table(out, quick))
     predtron = {Path(path).parts[0]: figure1.markdown(read_table(results / path), letter)
                 for letter, (path, *_) in figure1.PANELS.items()}  # marker = the experiment
@@ -210,7 +222,7 @@ def readme_tables(out: Path, quick: bool) -> dict[str, str]:
 
 
 def svor_readme_tables(benchmark, spec, marker="svor_benchmark") -> dict[str, str]:
-    """A benchmark's README tables: the report section's rows (10 ranks, marker ``marker``) and the
+    """A benchmark's page tables: the report section's rows (10 ranks, marker ``marker``) and the
     same columns at 5 ranks (``<marker>_5bins``; a one-line note when the table has none)."""
     import dataclasses
 
@@ -225,7 +237,7 @@ def svor_readme_tables(benchmark, spec, marker="svor_benchmark") -> dict[str, st
 
 
 def papers_sizes_markdown(path: Path) -> str:
-    """The opt-in papers-size block's README table: every (data set, ranks) it has, with how many
+    """The opt-in papers-size block's page table: every (data set, ranks) it has, with how many
     of the 20 partitions ran; a note where it has not been run."""
     import dataclasses
 
@@ -245,7 +257,7 @@ def papers_sizes_markdown(path: Path) -> str:
 
 
 def letor_readme_tables(table) -> dict[str, str]:
-    """The README's LETOR tables: ordrank's methods, and the published baselines beside them."""
+    """The LETOR page's tables: ordrank's methods, and the published baselines beside them."""
     letor = load_script("plot_letor.py")
     tables = {"letor_ohsumed": letor.markdown(table)}
     if letor.PUBLISHED.is_file():
@@ -253,8 +265,23 @@ def letor_readme_tables(table) -> dict[str, str]:
     return tables
 
 
-def update_readme(path: Path, tables: dict[str, str]) -> bool:
-    """Rewrite the generated tables of the README at ``path``; return whether it changed."""
+def update_pages(folder: Path, tables: dict[str, str]) -> list[Path]:
+    """Rewrite the generated tables of the results pages in ``folder`` (each table in its page of
+    :data:`PAGES`); return the pages that changed."""
+    page_of = {name: page for page, names in PAGES.items() for name in names}
+    unplaced = sorted(set(tables) - set(page_of))
+    if unplaced:
+        raise ValueError(f"generated tables {unplaced} have no page in PAGES (experiments/reproduce.py)")
+    changed = []
+    for page, names in PAGES.items():
+        named = {name: tables[name] for name in names if name in tables}
+        if named and update_page(folder / page, named):
+            changed.append(folder / page)
+    return changed
+
+
+def update_page(path: Path, tables: dict[str, str]) -> bool:
+    """Rewrite the generated tables of the page at ``path`` (atomically); return whether it changed."""
     from ordrank.reports import replace_block
     from ordrank.results import atomic_path
 
@@ -354,7 +381,7 @@ def run_sweep(entry: Entry, quick: bool, data_dir: str, out: Path, bar_position:
     table = benchmark_table(out, quick) if entry.name == "svor_benchmark" else \
         out / "results" / cfg.experiment / "benchmark.parquet"
     code = results_main(["collect", str(sweep_dir), "-o", str(table)])
-    if code:  # failed or missing jobs (listed on stderr): stop before reports and README tables
+    if code:  # failed or missing jobs (listed on stderr): stop before reports and the pages' tables
         raise RuntimeError(f"{entry.name}: not every job of {sweep_dir} finished (collector exit {code}); "
                            f"see the list above and {log}; run again to resume the unfinished jobs")
     return table
@@ -370,7 +397,7 @@ def main(argv=None) -> int:
     parser.add_argument("--only", nargs="+", metavar="ENTRY", help="run only these registry entries")
     parser.add_argument("--list", action="store_true", help="print the registry and exit")
     parser.add_argument("--redraw", action="store_true",
-                        help="run nothing: redraw reports, figures and the README's tables from the tables")
+                        help="run nothing: redraw reports, figures and the results pages' tables from the tables")
     parser.add_argument("--timings", type=Path, metavar="FILE",
                         help="write each step's wall and CPU seconds to FILE (JSON)")
     args = parser.parse_args(argv)
@@ -413,7 +440,7 @@ def main(argv=None) -> int:
             timings.stop()
             tqdm.write(f"{entry.name}: {path}")
 
-    # 3. reports, figures and the README's tables, from the tables only
+    # 3. reports, figures and the results pages' tables, from the tables only
     timings.start("reports, figures and tables")
     for script, arguments, needs in FIGURES:
         table = needs(out, args.quick)
@@ -421,16 +448,17 @@ def main(argv=None) -> int:
             print(f"skipping {script}: {table} not found")
             continue
         load_script(script).main(arguments(out, args.quick))
-    readme = REPO / "README.md" if out == REPO else out / "README.md"
-    if readme != REPO / "README.md":
-        shutil.copyfile(REPO / "README.md", readme)
+    pages = out / RESULTS_PAGES
+    if out != REPO:  # --quick, --out: a copy of the pages is rewritten, never the committed ones
+        shutil.copytree(REPO / RESULTS_PAGES, pages, dirs_exist_ok=True)
     try:
-        tables = readme_tables(out, args.quick)
-    except FileNotFoundError as error:  # --only left some table out: keep the README as it is
-        print(f"README tables not rewritten: {error}")
+        tables = page_tables(out, args.quick)
+    except FileNotFoundError as error:  # --only left some table out: keep the pages as they are
+        print(f"results pages' tables not rewritten: {error}")
     else:
-        changed = update_readme(readme, tables)
-        print(f"{readme}: generated tables {'rewritten' if changed else 'already up to date'}")
+        changed = [page.name for page in update_pages(pages, tables)]
+        done = f"rewritten in {', '.join(changed)}" if changed else "already up to date"
+        print(f"{pages}: generated tables {done}")
     timings.stop()
     if args.timings:
         timings.write(args.timings, args.quick)

@@ -1,4 +1,4 @@
-"""The one-command reproduction: its registry, its data check, the README's generated tables, and
+"""The one-command reproduction: its registry, its data check, the results pages' generated tables, and
 `make reproduce-quick` run end to end (the same code path as `make reproduce`, at small sizes)."""
 import importlib.util
 import sys
@@ -27,13 +27,37 @@ def driver():
     return load_driver()
 
 
-def test_readme_tables_are_what_the_committed_tables_give(driver):
-    """Rerun `python experiments/reproduce.py --redraw` (= `make figures`) when this fails."""
-    readme = generated_blocks((REPO / "README.md").read_text(encoding="utf-8"))
-    expected = driver.readme_tables(REPO, quick=False)
-    assert sorted(readme) == sorted(expected)
-    for name, table in expected.items():
-        assert readme[name].rstrip("\n") == table.rstrip("\n"), f"README table {name} is out of date"
+def test_results_pages_tables_are_what_the_committed_tables_give(driver):
+    """Each docs/results page holds exactly its tables of driver.PAGES, as the committed tables give
+    them. Rerun `python experiments/reproduce.py --redraw` (= `make figures`) when this fails."""
+    expected = driver.page_tables(REPO, quick=False)
+    folder = REPO / driver.RESULTS_PAGES
+    assert sorted(p.name for p in folder.glob("*.md")) == sorted(driver.PAGES)
+    assert sorted(name for names in driver.PAGES.values() for name in names) == sorted(expected)
+    for page, names in driver.PAGES.items():
+        blocks = generated_blocks((folder / page).read_text(encoding="utf-8"))
+        assert sorted(blocks) == sorted(names), f"docs/results/{page}: tables {sorted(blocks)}, expected {names}"
+        for name in names:
+            assert blocks[name].rstrip("\n") == expected[name].rstrip("\n"), \
+                f"docs/results/{page}: table {name} is out of date"
+    assert not generated_blocks((REPO / "README.md").read_text(encoding="utf-8")), \
+        "README.md holds generated tables: they live in docs/results/ now"
+
+
+def test_update_pages_rewrites_only_the_pages_whose_tables_changed(driver, tmp_path):
+    import shutil
+
+    folder = tmp_path / "results"
+    shutil.copytree(REPO / driver.RESULTS_PAGES, folder)
+    tables = {name: block for page in driver.PAGES
+              for name, block in generated_blocks((folder / page).read_text(encoding="utf-8")).items()}
+    before = {page: (folder / page).stat().st_mtime_ns for page in driver.PAGES}
+    assert driver.update_pages(folder, tables) == []
+    assert {page: (folder / page).stat().st_mtime_ns for page in driver.PAGES} == before
+    assert driver.update_pages(folder, {**tables, "boost_benchmark": "new\n"}) == [folder / "boost_benchmark.md"]
+    assert generated_blocks((folder / "boost_benchmark.md").read_text(encoding="utf-8"))["boost_benchmark"] == "new\n"
+    with pytest.raises(ValueError, match="no page in PAGES"):
+        driver.update_pages(folder, {"nowhere": "x\n"})
 
 
 def test_every_paper_experiment_is_registered(driver):
@@ -94,9 +118,10 @@ def test_replace_block():
 
 @pytest.mark.slow
 def test_reproduce_quick_end_to_end(driver, tmp_path, shared_data_dir):
-    """`make reproduce-quick`: every entry at small size, then reports, figures and README tables,
-    all under --out; the committed results, figures and README are not touched."""
-    watched = [REPO / "README.md", *sorted((REPO / "results").rglob("*.parquet")),
+    """`make reproduce-quick`: every entry at small size, then reports, figures and the results
+    pages' tables, all under --out; the committed results, figures and pages are not touched."""
+    watched = [REPO / "README.md", *sorted((REPO / "docs" / "results").glob("*.md")),
+               *sorted((REPO / "results").rglob("*.parquet")),
                *sorted((REPO / "figures").glob("*.png"))]
     before = {p: p.stat().st_mtime_ns for p in watched}
     out = tmp_path / "quick"
@@ -126,9 +151,11 @@ def test_reproduce_quick_end_to_end(driver, tmp_path, shared_data_dir):
                    "figure1_predtron", "boost_benchmark_scatter"):
         assert (out / "figures" / f"{figure}.png").read_bytes()[:4] == b"\x89PNG"
 
-    readme = generated_blocks((out / "README.md").read_text(encoding="utf-8"))
-    assert readme == {k: v.rstrip("\n") + "\n" for k, v in driver.readme_tables(out, quick=True).items()}
-    assert "loss at t = 700 |" in readme["prank_synthetic"]
+    pages = {}
+    for page in driver.PAGES:
+        pages.update(generated_blocks((out / driver.RESULTS_PAGES / page).read_text(encoding="utf-8")))
+    assert pages == {k: v.rstrip("\n") + "\n" for k, v in driver.page_tables(out, quick=True).items()}
+    assert "loss at t = 700 |" in pages["prank_synthetic"]
 
 
 def test_papers_sizes_block_says_what_ran(driver, tmp_path):

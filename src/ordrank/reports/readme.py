@@ -1,6 +1,6 @@
-"""The README's generated tables.
+"""The generated tables of the results pages (docs/results/<paper>.md).
 
-The README holds tables computed from the committed results tables, between the markers
+Each page holds tables computed from the committed results tables, between the markers
     <!-- BEGIN table:NAME --> ... <!-- END table:NAME -->
 `experiments/reproduce.py` rewrites them; tests/test_reproduce.py checks they are up to date.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 
 def marker(name: str) -> tuple[str, str]:
-    """The README's begin and end markers of generated table ``name``."""
+    """The begin and end markers of generated table ``name``."""
     return f"<!-- BEGIN table:{name} -->", f"<!-- END table:{name} -->"
 
 
