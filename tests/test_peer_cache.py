@@ -105,6 +105,7 @@ def test_collect_merges_the_computed_pieces(tmp_path):
 PEERS = ["mord-LogisticAT", "skordinal-REDSVM"]
 
 
+@pytest.mark.slow  # two fits of two peers and PRank: about 10 s of CPU
 def test_a_sample_of_peers_rerun_equals_the_cache_and_the_cache_the_committed_job(tmp_path, shared_data_dir):
     """CI's check of the committed cache: mord-LogisticAT and skordinal-REDSVM on svor_benchmark's
     pyrim, 10 ranks, partition 0, fitted again (peers=rerun) give the cache's rows (timings aside);
