@@ -164,3 +164,13 @@ def test_letor_protocol_serves_a_peer_from_the_cache(tmp_path):
     assert protocol.peer_cache.hits == 1 and protocol.peer_cache.computed == 0
     pd.testing.assert_frame_equal(tables[0], tables[1])
     assert read_table(cache)["package"].iloc[0].startswith("lightgbm==")
+
+
+def test_an_unreadable_cache_is_named(tmp_path):
+    broken = tmp_path / peer_cache.FILE
+    broken.write_bytes(b"not parquet")
+    with pytest.raises(ValueError, match=f"peer cache {broken} cannot be read"):
+        PeerCache(broken, None)
+    write_table(pd.DataFrame({"metric": ["mae"], "value": [1.0]}), broken)  # not a cache's columns
+    with pytest.raises(ValueError, match="cannot be read .*cache_key"):
+        PeerCache(broken, None)

@@ -113,8 +113,8 @@ class PeerCache:
         if mode not in MODES:
             raise ValueError(f"peers must be one of {', '.join(MODES)}, got {mode!r}")
         self.committed, self.job_file, self.mode = committed, job_file, mode
-        self.table = read_table(committed)[["cache_key", *ROW_COLUMNS]] \
-            if committed is not None and committed.is_file() else pd.DataFrame(columns=["cache_key"])
+        self.table = _read(committed) if committed is not None and committed.is_file() \
+            else pd.DataFrame(columns=["cache_key"])
         self.index = self.table.groupby("cache_key").indices  # key -> its rows' positions, in order
         self.ran, self.hits, self.computed, self.differ = [], 0, 0, 0
 
@@ -154,6 +154,15 @@ class PeerCache:
             return None
         log.info("%s: %s", experiment, self.summary())
         return write_table(cache_table(self.ran), self.job_file)
+
+
+def _read(path: Path) -> pd.DataFrame:
+    """The cache at ``path`` (its key and row columns), or a ValueError naming the file."""
+    try:
+        return read_table(path)[["cache_key", *ROW_COLUMNS]]
+    except Exception as error:  # noqa: BLE001 - any unreadable cache: one clear message
+        raise ValueError(f"peer cache {path} cannot be read ({type(error).__name__}: {error}); restore it "
+                         "(git checkout) or remove it, and its pieces are computed again") from error
 
 
 def cache_table(parts) -> pd.DataFrame:
