@@ -315,7 +315,7 @@ PEER_LINES: list[str] = []  # per experiment with peers: its pieces from the pee
 def run_single(entry: Entry, quick: bool, data_dir: str, out: Path, peers: str = "cached") -> Path:
     """One Hydra job in this process, published to ``<out>/results``; returns the published table."""
     from ordrank.app import run
-    from ordrank.peer_cache import FILE, merge
+    from ordrank.peer_cache import FILE, merge, tally
     from ordrank.results import publish
 
     cfg = compose([*entry.config_overrides(quick), f"data_dir={data_dir}", f"peers={peers}",
@@ -323,8 +323,9 @@ def run_single(entry: Entry, quick: bool, data_dir: str, out: Path, peers: str =
     workdir = out / "outputs" / entry.name
     path = run(cfg, workdir)
     published = publish(path, out / "results", cfg.experiment, cfg.dataset.name)
-    peer_lines = merge([workdir / FILE] if (workdir / FILE).is_file() else [], published)  # LETOR's peers
-    PEER_LINES.extend([f"{entry.name}: {peer_lines}"] if peer_lines else [])
+    job_files = [workdir / FILE] if (workdir / FILE).is_file() else []
+    if merge(job_files, published):  # its peers' pieces (LETOR's) into the cache beside its table
+        PEER_LINES.append(f"{entry.name}: {tally(job_files)}")
     return published
 
 
