@@ -7,7 +7,9 @@ loaded ($ORDRANK_DATA, else data/); each peer learner is then run through the pr
 fitted), so the keys are exactly those a job computes. The committed rows of that piece (results
 and timings tables), in the order the protocol yields them, become the cache entry. A piece whose
 committed ``config.*`` columns differ from the configuration composed now is left out (and counted).
-Writes ``results/<experiment>/peer_cache.parquet`` (atomically).
+Writes ``results/<experiment>/peer_cache.parquet`` (atomically). The keys record the *installed*
+peer versions: prime only from tables those versions made (after an upgrade, let the sweep compute
+the new version's pieces instead; docs/sweeps.md, Peer cache).
 """
 from __future__ import annotations
 
