@@ -29,8 +29,11 @@ run: $(STAMP)
 
 # Every paper experiment (experiments/reproduce.py --list), then every report, figure and results page table.
 # It checks the data first; a killed run started again resumes the benchmark sweep's unfinished jobs.
+# The peers' pieces (skordinal, mord) come from results/<experiment>/peer_cache.parquet where it has them;
+# `make reproduce PEERS=rerun` fits them again (docs/sweeps.md: Peer cache).
+PEERS ?= cached
 reproduce: $(STAMP)
-	$(BIN)/python experiments/reproduce.py
+	$(BIN)/python experiments/reproduce.py --peers $(PEERS)
 
 reproduce-quick: $(STAMP)   ## the same at small sizes, into build/quick/ (never the committed results)
 	$(BIN)/python experiments/reproduce.py --quick

@@ -8,6 +8,8 @@
     python experiments/reproduce.py --redraw         # no runs: reports, figures and the pages' tables only
     python experiments/reproduce.py --timings t.json # also write each step's wall and CPU seconds
                                                      #   (benchmarks/bench_reproduce.py -> docs/speed.md)
+    python experiments/reproduce.py --peers rerun    # = make reproduce PEERS=rerun: fit the peers again
+                                                     #   (default: their pieces from each sweep's peer cache)
 
 Steps, in order:
 
@@ -337,18 +339,28 @@ def load_script(name: str):
     return module
 
 
-def run_single(entry: Entry, quick: bool, data_dir: str, out: Path) -> Path:
+PEER_LINES: list[str] = []  # per experiment with peers: its pieces from the peer cache / computed (the summary)
+
+
+def run_single(entry: Entry, quick: bool, data_dir: str, out: Path, peers: str = "cached") -> Path:
     """One Hydra job in this process, published to ``<out>/results``; returns the published table."""
     from ordrank.app import run
+    from ordrank.peer_cache import FILE, merge, tally
     from ordrank.results import publish
 
-    cfg = compose([*entry.config_overrides(quick), f"data_dir={data_dir}"])
+    cfg = compose([*entry.config_overrides(quick), f"data_dir={data_dir}", f"peers={peers}",
+                   f"results_dir={out / 'results'}"])  # results_dir: where the peer cache is read
     workdir = out / "outputs" / entry.name
     path = run(cfg, workdir)
-    return publish(path, out / "results", cfg.experiment, cfg.dataset.name)
+    published = publish(path, out / "results", cfg.experiment, cfg.dataset.name)
+    job_files = [workdir / FILE] if (workdir / FILE).is_file() else []
+    if merge(job_files, published):  # its peers' pieces (LETOR's) into the cache beside its table
+        PEER_LINES.append(f"{entry.name}: {tally(job_files)}")
+    return published
 
 
-def run_sweep(entry: Entry, quick: bool, data_dir: str, out: Path, bar_position: int = 1) -> Path:
+def run_sweep(entry: Entry, quick: bool, data_dir: str, out: Path, bar_position: int = 1,
+              peers: str = "cached") -> Path:
     """``run.py -m`` with the joblib launcher in a subprocess (log in ``<out>/logs``), a bar over its
     jobs (counted by their FINISHED markers), then the jobs' tables collected into one table."""
     from ordrank.results import main as results_main
@@ -357,7 +369,8 @@ def run_sweep(entry: Entry, quick: bool, data_dir: str, out: Path, bar_position:
     sweep_dir = out / cfg.hydra.sweep.dir  # the experiment's own sweep folder (multirun/<experiment>[/bins..])
     jobs = sweep_jobs(entry, quick, data_dir)
     command = [sys.executable, str(REPO / "run.py"), "-m", *entry.config_overrides(quick),
-               "hydra/launcher=joblib", f"data_dir={data_dir}", f"hydra.sweep.dir={sweep_dir}"]
+               "hydra/launcher=joblib", f"data_dir={data_dir}", f"hydra.sweep.dir={sweep_dir}",
+               f"peers={peers}", f"results_dir={out / 'results'}"]  # the peer cache: results/<experiment>/
     log = out / "logs" / f"{entry.name}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
 
@@ -384,6 +397,9 @@ def run_sweep(entry: Entry, quick: bool, data_dir: str, out: Path, bar_position:
     if code:  # failed or missing jobs (listed on stderr): stop before reports and the pages' tables
         raise RuntimeError(f"{entry.name}: not every job of {sweep_dir} finished (collector exit {code}); "
                            f"see the list above and {log}; run again to resume the unfinished jobs")
+    from ordrank.peer_cache import FILE, tally
+
+    PEER_LINES.append(f"{entry.name}: {tally(sorted(sweep_dir.rglob(FILE)))}")
     return table
 
 
@@ -396,6 +412,8 @@ def main(argv=None) -> int:
                         help="where the data sets are (default: $ORDRANK_DATA, else data/)")
     parser.add_argument("--only", nargs="+", metavar="ENTRY", help="run only these registry entries")
     parser.add_argument("--list", action="store_true", help="print the registry and exit")
+    parser.add_argument("--peers", choices=("cached", "rerun"), default="cached",
+                        help="cached: the peers' pieces from each sweep's peer_cache.parquet when there; rerun: fit them")
     parser.add_argument("--redraw", action="store_true",
                         help="run nothing: redraw reports, figures and the results pages' tables from the tables")
     parser.add_argument("--timings", type=Path, metavar="FILE",
@@ -435,8 +453,8 @@ def main(argv=None) -> int:
         for entry in bar:
             bar.set_postfix_str(entry.name)
             timings.start(entry.name)
-            path = (run_sweep(entry, args.quick, data_dir, out) if entry.sweep
-                    else run_single(entry, args.quick, data_dir, out))
+            path = (run_sweep(entry, args.quick, data_dir, out, peers=args.peers) if entry.sweep
+                    else run_single(entry, args.quick, data_dir, out, args.peers))
             timings.stop()
             tqdm.write(f"{entry.name}: {path}")
 
@@ -462,6 +480,8 @@ def main(argv=None) -> int:
     timings.stop()
     if args.timings:
         timings.write(args.timings, args.quick)
+    for line in PEER_LINES:  # which rows came from the peer caches (docs/sweeps.md)
+        print(f"peers ({args.peers}) {line}")
     print(f"done in {time.perf_counter() - started:.0f} s; outputs under {out}")
     return 0
 

@@ -28,6 +28,7 @@ from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from tqdm.contrib.logging import logging_redirect_tqdm
 
+from ordrank import peer_cache
 from ordrank.resume import reusable_pieces
 from ordrank.settings import check_unread_keys
 from ordrank.results import (ERROR, FINISHED, finalize, partial_path, publish, split_timings,
@@ -35,10 +36,10 @@ from ordrank.results import (ERROR, FINISHED, finalize, partial_path, publish, s
 
 log = logging.getLogger(__name__)
 # left out of the config columns: where files are is not part of a result (so tables made on different
-# machines compare equal), `experiment` already has a column of its own, and `report` (how the
-# report shows the table, ordrank.reports.ReportSpec) does not change a row
+# machines compare equal), `experiment` has a column of its own, `report` (ordrank.reports.ReportSpec)
+# does not change a row
 LOCATION_KEYS = {"hydra", "experiment", "data_dir", "path_or_data_dir", "table_name", "publish",
-                 "results_dir", "only", "resume", "report"}
+                 "results_dir", "only", "resume", "report", "peers"}  # peers: where a peer's rows come from
 
 
 def _without(config, keys):
@@ -213,18 +214,17 @@ def run(cfg: DictConfig, output_dir: str | Path) -> Path:
     """Run the experiment ``cfg`` and write ``<output_dir>/<cfg.table_name>``; return its path.
 
     While the protocol yields finished pieces (an algorithm on a partition, a batch of EachMovie
-    targets of one algorithm), they are written to ``<table stem>.partial<suffix>`` (after the
-    first piece, then at most every ``CHECKPOINT_SECONDS``, and always when the run fails or is
-    stopped by SIGINT/SIGTERM). When every piece is done the table is written (the rows of the
-    protocol's ``timing_metrics``, measured seconds, go to ``<table stem>.timings<suffix>`` beside
-    it, so a rerun's results table is byte for byte the same), ``FINISHED``
-    records the configuration's fingerprint and the partial table is removed. A failure writes
-    ``<output_dir>/ERROR`` (the one-line error, the job's overrides, the traceback) and re-raises;
-    a failure after the settings were checked carries a note (``add_note``) saying what was kept
-    and where ERROR is; the failure is logged at ERROR level in a sweep's job only (a single run's
-    caller reports it). A later success removes a stale ``ERROR``. With ``resume=true`` a job
-    whose folder holds a finished table of the same configuration is skipped, so a sweep started
-    again runs only what is missing.
+    targets of one algorithm), they are written to ``<table stem>.partial<suffix>`` (after the first
+    piece, then at most every ``CHECKPOINT_SECONDS``, and always when the run fails or is stopped by
+    SIGINT/SIGTERM). When every piece is done the table is written (the rows of the protocol's
+    ``timing_metrics``, measured seconds, go to ``<table stem>.timings<suffix>`` beside it, so a
+    rerun's results table is byte for byte the same), ``FINISHED`` records the configuration's
+    fingerprint, the partial table is removed. A failure writes ``<output_dir>/ERROR`` (the one-line
+    error, the job's overrides, the traceback) and re-raises; a failure after the settings were
+    checked carries a note (``add_note``) saying what was kept and where ERROR is; it is logged at
+    ERROR level in a sweep's job only (a single run's caller reports it). A later success removes a
+    stale ``ERROR``. With ``resume=true`` a job whose folder holds a finished table of the same
+    configuration is skipped, so a sweep started again runs only what is missing.
     """
     output_dir = Path(output_dir)
     kept = {}  # what this attempt wrote to the partial table, for the ERROR file
@@ -256,6 +256,7 @@ def _multirun() -> bool:
 
 def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
     parts = build(cfg)
+    peers = peer_cache.attach(cfg, parts["protocol"], output_dir)  # where the peers' rows come from
     kept["checked"] = True  # every setting is valid; from here on the run computes
     resolved = OmegaConf.to_container(cfg, resolve=True)
     config = _without(resolved, LOCATION_KEYS)
@@ -274,8 +275,7 @@ def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
     else:
         log.info("%s: %d finished pieces (%d rows) of an earlier attempt kept from %s (resume=true)",
                  cfg.experiment, len(skip), len(reused), partial)
-    finished, written, last = ([] if reused is None else [reused]), 0, -float("inf")
-    n_reused = len(skip)
+    finished, written, last, n_reused = ([] if reused is None else [reused]), 0, -float("inf"), len(skip)
     if reused is not None:  # on disk already: what a failure before the next checkpoint still keeps
         kept.update(path=partial, pieces=n_reused, rows=len(reused))
 
@@ -287,8 +287,7 @@ def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
         nonlocal written, last
         write_table(table(), partial)
         written, last = len(finished), time.monotonic()
-        kept.update(path=partial, pieces=written - (reused is not None) + n_reused,
-                    rows=sum(map(len, finished)))
+        kept.update(path=partial, pieces=written - (reused is not None) + n_reused, rows=sum(map(len, finished)))
 
     resume = {"skip": skip} if skip else {}
     try:
@@ -311,6 +310,7 @@ def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
         write_table(timings, timings_path(path))
     else:
         timings_path(path).unlink(missing_ok=True)
+    peers.write(cfg.experiment)  # the peer pieces it ran (ordrank.peer_cache), for the sweep's collector
     write_table(results, path)
     marker.write_text(key + "\n")
     partial.unlink(missing_ok=True)

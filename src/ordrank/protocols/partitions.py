@@ -31,6 +31,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.pipeline import Pipeline
 
 from ordrank.metrics.ordinal import SCORINGS
+from ordrank.peer_cache import piece_key
 from ordrank.progress import progress
 from ordrank.protocols._checks import check_choice, check_positive, check_ranks
 
@@ -96,6 +97,7 @@ class TrainTestPartitions:
     keys = ("bins", "split")  # the table's protocol keys
     timing_metrics = ("fit_seconds", "cv_seconds")  # written to the timings table (app.run)
     splits_data = True  # the app puts a feature map into each learner's pipeline
+    peer_cache = None   # the app's ordrank.peer_cache.PeerCache, when the run has one (not a setting)
 
     def __post_init__(self):
         check_positive(self, ("cv_folds",))
@@ -160,14 +162,24 @@ class TrainTestPartitions:
                         bar.update()
                         continue
                     bar.set_postfix_str(f"{name} on partition {split}", refresh=False)
-                    rows = self.evaluate(learner, self.grids.get(name, {}), folds,
-                                         X_train, y_train, X_test, y_test)
+                    rows = self.piece_rows(learner, self.grids.get(name, {}), folds, seed, dataset.n_ranks,
+                                           split, (X_train, y_train, X_test, y_test))
                     table = pd.DataFrame(rows, columns=["metric", "value", "params", "status"])
                     table.insert(0, "split", split)
                     table.insert(0, "bins", dataset.n_ranks)
                     table.insert(0, "algorithm", name)
                     yield table
                     bar.update()
+
+    def piece_rows(self, learner, grid, folds, seed, n_ranks, split, data) -> list[tuple]:
+        """:meth:`evaluate` on ``data`` (X_train, y_train, X_test, y_test), or a peer's rows from the
+        run's peer cache (:mod:`ordrank.peer_cache`) when it holds this piece."""
+        if self.peer_cache is None:
+            return self.evaluate(learner, grid, folds, *data)
+        settings = {"protocol": type(self).__name__, "cv_folds": self.cv_folds, "scoring": self.scoring,
+                    "seed": seed, "split": split, "n_ranks": n_ranks}
+        return self.peer_cache.rows(piece_key(learner, grid, settings, data), {"bins": n_ranks, "split": split},
+                                    lambda: self.evaluate(learner, grid, folds, *data))
 
     def evaluate(self, learner, grid, folds, X_train, y_train, X_test, y_test) -> list[tuple]:
         """Select, refit and test one learner on one partition: rows (metric, value, params, status)."""

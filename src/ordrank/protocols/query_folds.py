@@ -31,6 +31,7 @@ from sklearn.model_selection import ParameterGrid
 from sklearn.pipeline import Pipeline
 
 from ordrank.metrics.scorers import ranking_metric
+from ordrank.peer_cache import piece_key
 from ordrank.progress import progress
 
 log = logging.getLogger(__name__)
@@ -96,6 +97,7 @@ class QueryFolds:
 
     keys = ("fold",)  # the table's protocol keys
     splits_data = True  # a feature map goes into each learner's pipeline (fitted on training rows)
+    peer_cache = None   # the app's ordrank.peer_cache.PeerCache, when the run has one (not a setting)
 
     def __post_init__(self):
         for name in [self.selection, *self.metrics]:
@@ -157,12 +159,23 @@ class QueryFolds:
                         bar.update()
                         continue
                     bar.set_postfix_str(f"{name} on fold {fold}", refresh=False)
-                    rows = self.evaluate(learner, self.grids.get(name, {}), parts)
+                    rows = self.piece_rows(learner, self.grids.get(name, {}), fold, parts)
                     table = pd.DataFrame(rows, columns=["metric", "value", "params", "status"])
                     table.insert(0, "fold", fold)
                     table.insert(0, "algorithm", name)
                     yield table
                     bar.update()
+
+    def piece_rows(self, learner, grid, fold, parts) -> list[tuple]:
+        """:meth:`evaluate`, or a peer's rows from the run's peer cache (:mod:`ordrank.peer_cache`)
+        when it holds this piece (keyed on the fold's training, validation and test arrays)."""
+        if self.peer_cache is None:
+            return self.evaluate(learner, grid, parts)
+        settings = {"protocol": type(self).__name__, "selection": self.selection, "metrics": self.metrics,
+                    "fold": fold}
+        data = [a for part in (parts.train, parts.vali, parts.test) for a in (part.X, part.y, part.qid)]
+        return self.peer_cache.rows(piece_key(learner, grid, settings, data), {"fold": fold},
+                                    lambda: self.evaluate(learner, grid, parts))
 
     def evaluate(self, learner, grid, parts) -> list[tuple]:
         """Select on validation, test: rows (metric, value, params, status)."""

@@ -132,6 +132,7 @@ class LightGBMRanker(_Peer):
     n_features_in_ : int
     """
 
+    peer_package = "lightgbm"  # the library it runs: its pieces are cached (ordrank.peer_cache)
     _parameter_constraints: dict = {
         **_SHARED,
         "num_leaves": [Interval(Integral, 2, None, closed="left")],
@@ -202,6 +203,7 @@ class XGBoostRanker(_Peer):
     n_features_in_ : int
     """
 
+    peer_package = "xgboost"  # the library it runs: its pieces are cached (ordrank.peer_cache)
     _parameter_constraints: dict = {
         **_SHARED,
         "max_depth": [Interval(Integral, 0, None, closed="left")],

@@ -1,0 +1,237 @@
+"""The peers' results, computed once per peer version: a cache kept with the results.
+
+A *peer* is a reference implementation run beside ordrank's learners (skordinal, mord, LightGBM,
+XGBoost); its rows do not depend on ordrank's learners, so a sweep need not refit it every time.
+The one rule (:func:`peer_package`): a learner is a peer when the class of its final estimator is
+defined outside the ``ordrank`` package, or declares the library it wraps (``peer_package``, the
+LightGBM and XGBoost adapters). A piece of a peer (one learner on one partition) is keyed by
+:func:`piece_key`: sha256 over the peer's distribution name and version (importlib.metadata), the
+learner's parameters (every step of its pipeline, feature map included), its grid, the protocol
+settings that decide the piece (given by the protocol: folds, scoring, seed, partition) and a
+checksum of the piece's data (:func:`data_checksum`). The key does not cover ordrank's protocol
+code (model selection, metrics): bump ``CACHE_VERSION`` when that changes what a piece yields.
+
+Where: ``<results_dir>/<experiment>/peer_cache.parquet`` beside the collected table, one row per
+row the protocol yielded (timing rows included) plus ``cache_key``, ``package``, ``piece``.
+A job reads it (read-only) and writes the peer pieces it ran to ``<job folder>/peer_cache.parquet``
+(``from_cache`` says which came from the cache); ``python -m ordrank.results collect ... -o T``
+merges the computed ones into ``peer_cache.parquet`` beside T (:func:`merge`, atomically). The
+setting ``peers: cached`` (default) uses the cache; ``peers=rerun`` fits every peer again, logs
+any piece whose rows differ from the cache and refreshes it. ``python -m ordrank.peer_cache prime``
+builds the caches from the committed tables (:mod:`ordrank.peer_cache_prime`).
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.metadata
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.pipeline import Pipeline
+
+from ordrank.results import read_table, write_table
+
+log = logging.getLogger(__name__)
+CACHE_VERSION = 1      # part of every key: bump it when the protocol's code changes a piece's rows
+FILE = "peer_cache.parquet"
+MODES = ("cached", "rerun")
+ROW_COLUMNS = ["metric", "value", "params", "status"]  # a piece's rows, as the protocol yields them
+
+
+def _final(learner):
+    return learner.steps[-1][1] if isinstance(learner, Pipeline) else learner
+
+
+def peer_package(learner) -> str | None:
+    """The distribution (``name==version``) of the library a peer learner runs, or None for ordrank's own.
+
+    A learner is a peer when its final estimator's class lives outside ``ordrank`` (its top-level
+    module), or when the class names the library it wraps in ``peer_package``."""
+    cls = type(_final(learner))
+    module = getattr(cls, "peer_package", None) or cls.__module__.split(".")[0]
+    if module == "ordrank":
+        return None
+    return _distribution(module)
+
+
+@functools.lru_cache(maxsize=None)
+def _distribution(module: str) -> str | None:
+    """``name==version`` of the installed distribution that provides the top-level ``module``."""
+    names = importlib.metadata.packages_distributions().get(module, [module])
+    try:
+        return f"{names[0]}=={importlib.metadata.version(names[0])}"
+    except importlib.metadata.PackageNotFoundError:  # not installed as a distribution: no stable key
+        return None
+
+
+def describe(value):
+    """A JSON-able description of an estimator (class path and every parameter, recursively)."""
+    if hasattr(value, "get_params") and not isinstance(value, type):
+        cls = type(value)
+        return {"class": f"{cls.__module__}.{cls.__qualname__}",
+                "params": {k: describe(v) for k, v in sorted(value.get_params(deep=False).items())}}
+    if isinstance(value, (list, tuple)):
+        return [describe(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): describe(v) for k, v in sorted(value.items())}
+    if isinstance(value, np.generic):
+        return value.item()
+    return value if value is None or isinstance(value, (bool, int, float, str)) else repr(value)
+
+
+def data_checksum(*arrays) -> str:
+    """sha256 over each array's dtype, shape and bytes."""
+    digest = hashlib.sha256()
+    for array in arrays:
+        array = np.ascontiguousarray(array)
+        digest.update(f"{array.dtype.str}{array.shape}".encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
+def piece_key(learner, grid: dict, settings: dict, arrays) -> tuple[str, str] | None:
+    """``(key, package)`` of one peer piece, or None when ``learner`` is not a peer."""
+    package = peer_package(learner)
+    if package is None:
+        return None
+    spec = {"version": CACHE_VERSION, "package": package, "learner": describe(learner),
+            "grid": describe(grid), "protocol": describe(settings), "data": data_checksum(*arrays)}
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest(), package
+
+
+class PeerCache:
+    """One run's view of the cache: look up peer pieces, remember the ones it ran.
+
+    ``committed``: the experiment's cache (read once, never written by a job); ``job_file``: where
+    the job writes the peer pieces it ran (:meth:`write`); ``mode``: ``cached`` or ``rerun``."""
+
+    def __init__(self, committed: Path | None, job_file: Path | None, mode: str = "cached"):
+        if mode not in MODES:
+            raise ValueError(f"peers must be one of {', '.join(MODES)}, got {mode!r}")
+        self.committed, self.job_file, self.mode = committed, job_file, mode
+        self.table = _read(committed) if committed is not None and committed.is_file() \
+            else pd.DataFrame(columns=["cache_key"])
+        self.index = self.table.groupby("cache_key").indices  # key -> its rows' positions, in order
+        self.ran, self.hits, self.computed, self.differ = [], 0, 0, 0
+
+    def rows(self, key_package, piece: dict, compute) -> list[tuple]:
+        """A piece's rows: from the cache when its key is there (and mode is ``cached``), else
+        ``compute()``; a rerun whose rows (timings aside) differ from the cache's is logged."""
+        if key_package is None:
+            return compute()
+        key, package = key_package
+        cached = self.table.iloc[self.index[key]][ROW_COLUMNS].reset_index(drop=True) \
+            if key in self.index else None
+        if cached is not None and self.mode == "cached":
+            self.hits += 1
+            self._remember(key, package, piece, cached, True)
+            return list(cached.itertuples(index=False, name=None))
+        rows = compute()
+        self.computed += 1
+        if cached is not None and not same_rows(pd.DataFrame(rows, columns=ROW_COLUMNS), cached):
+            self.differ += 1
+            log.warning("peer piece %s: rerun rows differ from the cache %s (key %s)", piece,
+                        self.committed, key[:12])
+        self._remember(key, package, piece, pd.DataFrame(rows, columns=ROW_COLUMNS), False)
+        return rows
+
+    def _remember(self, key, package, piece, rows, from_cache):
+        self.ran.append(rows.assign(cache_key=key, package=package, piece=json.dumps(piece, sort_keys=True),
+                                    from_cache=from_cache))
+
+    def summary(self) -> str:
+        return (f"peer pieces: {self.hits} from the cache {self.committed}, {self.computed} computed"
+                + (f" ({self.differ} differ from the cache)" if self.differ else ""))
+
+    def write(self, experiment: str = "") -> Path | None:
+        """Write the peer pieces this run used to ``job_file`` and log the summary (nothing when
+        the run used no peer)."""
+        if self.job_file is None or not self.ran:
+            return None
+        log.info("%s: %s", experiment, self.summary())
+        return write_table(cache_table(self.ran), self.job_file)
+
+
+def _read(path: Path) -> pd.DataFrame:
+    """The cache at ``path`` (its key and row columns), or a ValueError naming the file."""
+    try:
+        return read_table(path)[["cache_key", *ROW_COLUMNS]]
+    except Exception as error:  # noqa: BLE001 - any unreadable cache: one clear message
+        raise ValueError(f"peer cache {path} cannot be read ({type(error).__name__}: {error}); restore it "
+                         "(git checkout) or remove it, and its pieces are computed again") from error
+
+
+def cache_table(parts) -> pd.DataFrame:
+    table = pd.concat(parts, ignore_index=True)
+    return table[["cache_key", "package", "piece", *ROW_COLUMNS,
+                  *(["from_cache"] if "from_cache" in table else [])]]
+
+
+TIMINGS = ("fit_seconds", "cv_seconds")
+
+
+def same_rows(a: pd.DataFrame, b: pd.DataFrame, timings=TIMINGS) -> bool:
+    """Whether two pieces' rows are equal, the measured seconds aside (NaN equals NaN)."""
+    a, b = (t[~t["metric"].isin(timings)][ROW_COLUMNS].reset_index(drop=True) for t in (a, b))
+    return a.equals(b)
+
+
+def attach(cfg, protocol, output_dir: Path) -> PeerCache:
+    """The run's cache, given to ``protocol`` when it can use one (it has a ``peer_cache`` attribute):
+    ``<results_dir>/<experiment>/peer_cache.parquet`` read, ``<output_dir>/peer_cache.parquet``
+    written. For any other protocol a cache that is never used (its :meth:`~PeerCache.write` is a no-op)."""
+    mode = cfg.get("peers", "cached")
+    if not hasattr(protocol, "peer_cache"):
+        return PeerCache(None, None, mode)
+    committed = Path(cfg.get("results_dir") or "results") / str(cfg.experiment) / FILE
+    protocol.peer_cache = PeerCache(committed, Path(output_dir) / FILE, mode)
+    return protocol.peer_cache
+
+
+def _used(job_files) -> pd.DataFrame | None:
+    parts = [read_table(path) for path in job_files]
+    return pd.concat(parts, ignore_index=True) if parts else None
+
+
+def tally(job_files) -> str:
+    """What the jobs' ``peer_cache.parquet`` files say: pieces (and rows) from the cache, computed."""
+    used = _used(job_files)
+    if used is None:
+        return "no peer piece"
+    first = used.drop_duplicates("cache_key")["from_cache"]
+    return (f"{int(first.sum())} peer pieces ({int(used['from_cache'].sum())} rows) from the peer cache, "
+            f"{int((~first).sum())} computed")
+
+
+def merge(job_files, out_table: Path) -> str | None:
+    """Merge the pieces the jobs computed (their ``peer_cache.parquet``) into the cache beside
+    ``out_table``, atomically: a computed piece replaces a cached one of the same key (``peers=rerun``).
+    Returns a one-line summary (:func:`tally`), or None when no job used a peer."""
+    job_files = list(job_files)
+    used = _used(job_files)
+    if used is None:
+        return None
+    new = used[~used["from_cache"].astype(bool)].drop(columns="from_cache")
+    target = Path(out_table).with_name(FILE)
+    if len(new):
+        old = [read_table(target)] if target.is_file() else []
+        kept = [t[~t["cache_key"].isin(set(new["cache_key"]))] for t in old]
+        write_table(cache_table([*kept, new]).reset_index(drop=True), target)
+    return f"peer cache {target}: {tally(job_files)}" + (f"; {new['cache_key'].nunique()} added" if len(new) else "")
+
+
+def main(argv=None) -> int:
+    """``python -m ordrank.peer_cache prime [EXPERIMENT ...]``: see :mod:`ordrank.peer_cache_prime`."""
+    from ordrank.peer_cache_prime import main as prime_main
+
+    return prime_main(argv)
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())
