@@ -1,6 +1,5 @@
 """LETOR loader: SVMlight ranking lines, the three fold layouts, errors naming file and line, real OHSUMED."""
 import re
-import time
 
 import numpy as np
 import pytest
@@ -230,12 +229,9 @@ def test_the_any_folder_config_reads_a_user_folder(tmp_path):
 # --- the real OHSUMED ---------------------------------------------------------------------------------------
 
 def test_real_ohsumed(shared_data_dir):
-    letor._CACHE.clear()
-    start = time.perf_counter()
+    letor._CACHE.clear()  # its speed: benchmarks/bench_ranking.py (no timed unit test)
     data = LetorData("letor3-ohsumed", data_dir=shared_data_dir, n_features=45)
     folds = list(data.folds())
-    seconds = time.perf_counter() - start
-    assert seconds < 3, f"loading OHSUMED's folds took {seconds:.2f} s"  # about 0.5 s on the 2-core machine
     assert data.layout == "5 subsets" and len(folds) == 5
     everything = letor.concat([load_letor(shared_data_dir / "letor3-ohsumed" / "QueryLevelNorm" / f"S{i}.txt", 45)
                                for i in range(1, 6)])
