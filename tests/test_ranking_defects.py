@@ -238,8 +238,12 @@ def test_lightgbm_refuses_a_misspelled_parameter():
 def test_score_without_qid_refuses():
     X, y, q = queries()
     model = RankSVM().fit(X, y, qid=q)
-    with pytest.raises(ValueError, match=r"RankSVM.score received no qid.*qid=np.zeros\(len\(y\)\)"):
+    with pytest.raises(ValueError, match=r"RankSVM.score received no qid, though fitted with one.*"
+                                         r"qid=np.zeros\(len\(y\)\)"):
         model.score(X, y)
+    # fitted without qid (one query, the ordinal use), scored the same way
+    one = RankSVM().fit(X, y)
+    assert one.score(X, y) == one.score(X, y, qid=np.zeros(len(y)))
     assert model.score(X, y, qid=np.zeros(len(y))) == pytest.approx(
         ndcg_at_k(y, model.decision_function(X), None, 10)[0])
 

@@ -6,9 +6,11 @@
 scores, as LightGBM's and XGBoost's rankers do. ``qid`` is requested by default for ``fit`` and
 ``score`` through scikit-learn's metadata routing, so with ``sklearn.set_config(enable_metadata_routing
 =True)`` a ``Pipeline`` or ``GridSearchCV(..., cv=GroupKFold())`` passes it through:
-``search.fit(X, y, qid=qid, groups=qid)``. ``score`` without ``qid`` raises: without routing,
-``GridSearchCV`` passes ``qid`` to ``fit`` but not to ``score``, which would score a whole validation
-fold as one query (for one query, pass ``qid=np.zeros(len(y))``).
+``search.fit(X, y, qid=qid, groups=qid)``. ``score`` without ``qid`` raises on a ranker fitted with
+``qid``: without routing, ``GridSearchCV`` passes ``qid`` to ``fit`` but not to ``score``, which would
+score a whole validation fold as one query (for one query, pass ``qid=np.zeros(len(y))``). A ranker
+fitted without ``qid`` (one query, the ordinal use) scores without it as one query, as scikit-learn's
+own estimator checks call ``fit(X, y)`` then ``score(X, y)``.
 
 Numbers too large for float64 arithmetic are refused before fitting (:func:`check_scale`), and every
 iterative learner that stops at ``max_iter`` short of its tolerance warns
@@ -53,7 +55,7 @@ def numeric_labels(y, owner: str):
     """``y`` unchanged if numeric, else a ValueError naming the first row that is not a number
     (string labels would otherwise fail inside numpy with "ufunc 'isfinite' not supported")."""
     array = np.asarray(y)
-    if array.dtype.kind in "iufb":
+    if array.dtype.kind in "iufbc":  # complex: scikit-learn's validation refuses it by name
         return y
     for row, value in enumerate(array.ravel()):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (Real, np.number)) or \
@@ -77,6 +79,7 @@ class RankingEstimator(BaseEstimator):
         """``(X, y, qid)`` checked: X float64 finite 2-D, y finite 1-D, qid contiguous ids."""
         y = numeric_labels(y, type(self).__name__)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        self._fitted_with_qid = qid is not None
         if not np.all(np.isfinite(y)):
             row = int(np.flatnonzero(~np.isfinite(y))[0])
             raise ValueError(f"{type(self).__name__}: y has a non-finite relevance at row {row}")
@@ -98,14 +101,17 @@ class RankingEstimator(BaseEstimator):
         """Mean standard NDCG@10 over the queries (trec_eval's and ranx's convention: a query without a
         relevant document scores 0 and counts in the mean). Higher is better.
 
-        ``qid`` is required (a ValueError without it, as :func:`~ordrank.metrics.make_ranking_scorer`):
-        scikit-learn's model selection without metadata routing calls ``score(X, y)``, which would
-        score each validation fold as a single query. One query: ``qid=np.zeros(len(y))``."""
+        ``qid`` is required when the ranker was fitted with ``qid`` (a ValueError without it, as
+        :func:`~ordrank.metrics.make_ranking_scorer`): scikit-learn's model selection without
+        metadata routing passes ``qid`` to ``fit`` but calls ``score(X, y)``, which would score each
+        validation fold as a single query. One query: ``qid=np.zeros(len(y))``. A ranker fitted
+        without ``qid`` (every row one query) scores ``score(X, y)`` as one query too."""
         from ordrank.metrics.ranking import ndcg_at_k
 
-        if qid is None:
+        if qid is None and getattr(self, "_fitted_with_qid", True):
             raise ValueError(
-                f"{type(self).__name__}.score received no qid, and would score every row as one query: "
+                f"{type(self).__name__}.score received no qid, though fitted with one: it would score every "
+                "row as one query; "
                 "pass qid=... (one query: qid=np.zeros(len(y))); in GridSearchCV or cross_validate, "
                 "call sklearn.set_config(enable_metadata_routing=True) and pass qid=... and "
                 "groups=qid to fit, or use scoring=ordrank.metrics.make_ranking_scorer('ndcg@10')")
