@@ -63,7 +63,8 @@ class RankSVM(RankingEstimator):
 
     Every solver stops within ``max_iter`` iterations (Newton steps or μ rounds for the smoothed
     Newton, cutting-plane rounds, trust-region steps, interior-point steps for the kernel dual) and
-    warns (ConvergenceWarning) when it stops short of ``tol``. A problem whose magnitudes would
+    warns (ConvergenceWarning) when it stops short of ``tol`` (the kernel dual: when its solver ends
+    "optimal_inaccurate"; without any optimum it raises FitFailed). A problem whose magnitudes would
     overflow float64 (``C · pairs · max|x| · √d``, or ``C · pairs · max|K|`` for a kernel, above
     1e150) is refused with a ValueError naming that scale rather than fitted to an all-zero model.
 
