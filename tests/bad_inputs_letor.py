@@ -80,4 +80,14 @@ CASES = [
     Case("letor-no-path", "`dataset=letor dataset.path=null`", ValueError,
          r"^dataset\.path must name a LETOR folder, e\.g\. dataset\.path=/data/MQ2008$",
          lambda tmp: build_config(tmp, "dataset=letor", "dataset.path=null")),
+    Case("letor-qid-beyond-int64", "`qid:12345678901234567890123` (23 digits)", LetorFormatError,
+         r"^<tmp>/Fold1/train\.txt, line 2: query id 12345678901234567890123 is beyond the 64-bit integer range$",
+         line_2("1 qid:12345678901234567890123 1:0.1", n_features=None)),
+    Case("letor-index-beyond-int32", "`2147483648:1` (2^31) read with `n_features=None`", LetorFormatError,
+         r"^<tmp>/Fold1/train\.txt, line 2: feature index 2147483648 is beyond 2147483647, the largest the "
+         r"SVMlight parser reads$", line_2("1 qid:1 2147483648:1", n_features=None)),
+    Case("letor-index-too-wide", "`1000000000:1` read with `n_features=None` (X dense: 14.9 GiB)",
+         LetorFormatError, r"^<tmp>/Fold1/train\.txt, line 2: X would take 14\.9 GiB dense \(2 rows x 1000000000 "
+         r"features, the largest index 1000000000 being on this line\), beyond the 8 GiB limit",
+         line_2("1 qid:1 1000000000:1", n_features=None)),
 ]

@@ -34,10 +34,10 @@ CASES = [
     Case("metric-k-zero", "`ndcg_at_k(y_true, y_score, k=0)`", ValueError,
          r"^ndcg_at_k: k must be an integer >= 1 or None, got 0$", call(ndcg_at_k, Y, S, None, 0)),
     Case("metric-convention", "`ndcg_at_k(y_true, y_score, convention=\"trec\")`", ValueError,
-         r"^convention must be one of \('standard', 'letor'\), got 'trec'$",
+         r"^convention must be one of \('standard', 'letor', 'letor4'\), got 'trec'$",
          call(ndcg_at_k, Y, S, convention="trec")),
     Case("metric-scorer-unknown", "scorer name `\"ndcg10\"`", ValueError,
          r"^unknown scorer 'ndcg10'; valid names: ndcg@<k>, ndcg, p@<k>, map, err@<k>, kendall_tau, "
-         r"pairwise_accuracy, letor_ndcg@<k>, letor_p@<k>, letor_map, mae, zero_one \(k an integer >= 1",
+         r"pairwise_accuracy, letor_ndcg@<k>, letor_p@<k>, letor_map, letor4_ndcg@<k>, letor4_p@<k>, letor4_map, mae, zero_one \(k an integer >= 1",
          call(ranking_metric, "ndcg10")),
 ]

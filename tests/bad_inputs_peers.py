@@ -86,4 +86,17 @@ CASES = [
     Case("least-squares-negative-alpha", "`LeastSquaresRanker(alpha=-1)`", InvalidParameterError,
          r"The 'alpha' parameter of LeastSquaresRanker must be a float in the range \[0\.0, inf\)",
          lambda tmp: LeastSquaresRanker(alpha=-1).fit(X, Y, qid=QID)),
+    Case("lightgbm-label-gain-short", "`LightGBMRanker(params={'label_gain': [0, 1]})` on grades 0..2",
+         ValueError, r"^LightGBMRanker: relevance label 2 at row \d+ is above 1, .* \(it has 2, for grades 0\.\.1\)$",
+         lambda tmp: LightGBMRanker(n_estimators=2, params={"label_gain": [0, 1]}).fit(X, Y, qid=QID)),
+    Case("lightgbm-misspelled-param", "`LightGBMRanker(params={'num_leavs': 3})`", ValueError,
+         r"^LightGBMRanker: params has 'num_leavs', which is neither an LGBMRanker keyword nor a LightGBM "
+         r"parameter \(LightGBM would ignore it\); did you mean num_leaves",
+         lambda tmp: LightGBMRanker(n_estimators=2, params={"num_leavs": 3}).fit(X, Y, qid=QID)),
+    Case("xgboost-beyond-float32", "`XGBoostRanker().fit(X * 1e200, y, qid=qid)`", ValueError,
+         r"^XGBoostRanker: X\[0, 0\] = .*e\+199 is beyond float32's range",
+         lambda tmp: XGBoostRanker(n_estimators=2).fit(X * 1e200, Y, qid=QID)),
+    Case("least-squares-overflow", "`LeastSquaresRanker().fit(X * 1e200, y, qid=qid)`", ValueError,
+         r"^LeastSquaresRanker: max\(\|x\|, \|y\|\) · √\(entries\) .* beyond 1e\+150",
+         lambda tmp: LeastSquaresRanker().fit(X * 1e200, Y, qid=QID)),
 ]

@@ -41,4 +41,16 @@ CASES = [
     Case("ranknet-singletons-half", "`RankNet(ties='half').fit(X, y, qid=np.arange(12))` "
          "(every query one row)", ValueError, r"^RankNet: no pair to learn from \(n_samples=12\)",
          lambda tmp: RankNet(ties="half").fit(X, Y, qid=np.arange(12))),
+    Case("ranksvm-string-labels", "`RankSVM().fit(X, ['low', 'mid', ...], qid=qid)`", ValueError,
+         r"^RankSVM: y must hold numeric relevance grades \(larger = more relevant\); row 0 has 'low' "
+         r"\(dtype <U4\)$", lambda tmp: RankSVM().fit(X, np.array(["low", "mid", "high"])[Y.astype(int)], qid=QID)),
+    Case("ranksvm-overflowing-scale", "`RankSVM().fit(X * 1e200, y, qid=qid)` (finite X)", ValueError,
+         r"^RankSVM: C · pairs · max\|x\| · √n_features \(C=1, 15 pairs, max\|x\| = .*e\+200\) is .*, beyond "
+         r"1e\+150: the fit would overflow float64", lambda tmp: RankSVM().fit(X * 1e200, Y, qid=QID)),
+    Case("ranknet-overflowing-sigma", "`RankNet(sigma=1e300).fit(X, y, qid=qid)`", ValueError,
+         r"^RankNet: σ · max\|x\| · √n_features \(sigma=1e\+300, .*beyond 1e\+150: the fit would overflow",
+         lambda tmp: RankNet(sigma=1e300).fit(X, Y, qid=QID)),
+    Case("ranker-score-without-qid", "`RankSVM().fit(X, y, qid=qid).score(X, y)` (GridSearchCV without "
+         "metadata routing)", ValueError, r"^RankSVM\.score received no qid, though fitted with one",
+         lambda tmp: RankSVM().fit(X, Y, qid=QID).score(X, Y)),
 ]

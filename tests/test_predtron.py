@@ -260,7 +260,7 @@ def test_ranker_decision_function_and_ties():
     X = np.array([[0.0, 1], [2, 1], [1, 1]])
     np.testing.assert_array_equal(model.decision_function(X), [0.0, 2.0, 1.0])
     assert Permutations(POSITION_FUNCTIONS["inverse"]).pred(model.predict(X)[None]).tolist() == [[3, 1, 2]]
-    assert model.score(X, [0, 2, 1]) == 1.0
+    assert model.score(X, [0, 2, 1], qid=[0, 0, 0]) == 1.0
 
 
 @pytest.mark.parametrize("X, relevance, qid, match", [

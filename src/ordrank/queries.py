@@ -13,7 +13,9 @@ import numpy as np
 def check_qid(qid, n_samples: int | None = None, *, name: str = "qid") -> np.ndarray:
     """``qid`` as a 1-D int64 array, checked: integer-valued, ``n_samples`` long, contiguous.
 
-    ``None`` gives one query (all zeros). Raises a ValueError naming the first offending row.
+    ``None`` gives one query (all zeros). Raises a ValueError naming the first offending row. Ids
+    beyond the int64 range (floats such as 1e20, or uint64 above 2^63) are replaced by their
+    order-preserving codes 0, 1, ... (a cast would turn them all into one id).
     """
     if qid is None:
         if n_samples is None:
@@ -25,24 +27,40 @@ def check_qid(qid, n_samples: int | None = None, *, name: str = "qid") -> np.nda
     if n_samples is not None and len(values) != n_samples:
         raise ValueError(f"{name} has {len(values)} entries for {n_samples} rows")
     if values.dtype.kind not in "iu":
-        as_float = np.asarray(values, dtype=np.float64) if values.dtype.kind in "fb" else None
+        as_float = _as_float(values)
         if as_float is None or not np.all(np.isfinite(as_float)) or np.any(as_float != np.round(as_float)):
             bad = _first_non_integer(values)
             raise ValueError(f"{name} must hold integer query ids; row {bad} has {values[bad]!r}")
-        values = as_float.astype(np.int64)
-    values = values.astype(np.int64, copy=False)
+        values = as_float
     if len(values):
         starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
         run_ids = values[starts]
         if len(np.unique(run_ids)) < len(run_ids):
-            seen: dict[int, int] = {}
-            for start, q in zip(starts, run_ids):
+            seen: dict = {}
+            for start, q in zip(starts, run_ids.tolist()):
                 if q in seen:
                     raise ValueError(
                         f"{name}: the rows of query {q} are not contiguous (rows from {seen[q]} and "
                         f"again from row {start}); sort the rows by query, keeping each query's order")
                 seen[q] = start
-    return values
+    if values.dtype.kind == "f" or (values.dtype.kind == "u" and len(values) and values.max() > INT64_MAX):
+        if len(values) and np.max(np.abs(values)) >= 2.0 ** 63:
+            # beyond int64 (a cast would merge them all into one id): the ids' order-preserving codes
+            return np.unique(values, return_inverse=True)[1].ravel().astype(np.int64)
+    return values.astype(np.int64)
+
+
+INT64_MAX = np.iinfo(np.int64).max
+
+
+def _as_float(values):
+    """Float or boolean ids (or an object array of real numbers) as float64, else None."""
+    if values.dtype.kind in "fb":
+        return np.asarray(values, dtype=np.float64)
+    if values.dtype.kind == "O" and all(isinstance(v, (int, float, np.integer, np.floating))
+                                        and not isinstance(v, (bool, np.bool_)) for v in values):
+        return np.asarray(values, dtype=np.float64)
+    return None
 
 
 def _first_non_integer(values) -> int:

@@ -5,8 +5,10 @@ the query id, 1-based feature indices in increasing order, and an optional comme
 names the document. scikit-learn's ``load_svmlight_file(..., query_id=True)`` parses the numbers; a
 light pass over the lines first checks what it does not (or reports without a line number), so that
 every error names the file and the 1-based line: a query id appearing again after another query
-(rows of a query must be contiguous), a feature index beyond ``n_features``, a label that is not a
-non-negative integer, a malformed token, a file without any query.
+(rows of a query must be contiguous), a query id beyond int64, a feature index beyond ``n_features``
+or beyond what the parser and memory allow (2^31 − 1, and a dense X of at most ``MAX_DENSE_BYTES``),
+a label that is not a non-negative integer, a malformed token, a file without any query. Lines end
+with LF, CRLF or a lone CR (old Mac files).
 
 Folds (:func:`letor_folds`), for whatever folder ``path`` is (or its ``QueryLevelNorm/`` subfolder):
 
@@ -37,10 +39,15 @@ PARTS = ("train", "vali", "test")
 LAYOUTS = {"LETOR 4.0": ("train.txt", "vali.txt", "test.txt"),
            "LETOR 3.0": ("trainingset.txt", "validationset.txt", "testset.txt")}
 """File names of a fold's three parts in each ``Fold<k>/`` layout."""
+LETOR_VERSIONS = ("3.0", "4.0")
+LETOR4_SETS = re.compile(r"MQ200[78]\b", re.IGNORECASE)  # LETOR 4.0's supervised sets: MQ2007, MQ2008
 SUBSET = re.compile(r"S(\d+)\.txt")
 FOLD = re.compile(r"Fold(\d+)")
 DOCID = re.compile(r"docid\s*=\s*(\S+)")
 _CACHE: dict[tuple, "QuerySet"] = {}
+MAX_INDEX = 2 ** 31 - 1  # scikit-learn's SVMlight parser keeps feature indices in int32
+MAX_DENSE_BYTES = 8 * 2 ** 30  # X is returned dense: refuse a file that would need more than 8 GiB
+INT64 = (-2 ** 63, 2 ** 63 - 1)
 
 
 class LetorFormatError(ValueError):
@@ -103,10 +110,11 @@ def _feature_token(path, number: int, token: str, previous: int) -> int:
     return index
 
 
-def _scan(path: Path, text: str, n_features: int | None, full: bool):
+def _scan(path: Path, text: str, n_features: int | None, full: bool, dtype=np.float64):
     """Check each line (``full``: every feature token too); return labels, qids and docids as lists."""
     labels, qids, docids, numbers, seen = [], [], [], [], {}
-    for number, line in enumerate(text.splitlines(), 1):
+    widest = (0, None)  # the largest feature index and its line
+    for number, line in enumerate(text.split("\n"), 1):  # the parser's own line breaks (not splitlines)
         body, hash_, comment = line.partition("#")
         tokens = body.split()
         if not tokens:
@@ -121,6 +129,8 @@ def _scan(path: Path, text: str, n_features: int | None, full: bool):
             got = repr(tokens[1]) if len(tokens) > 1 else "nothing"
             _fail(path, number, f"expected qid:<integer> after the label, got {got}")
         q = int(tokens[1][4:])
+        if not INT64[0] <= q <= INT64[1]:
+            _fail(path, number, f"query id {tokens[1][4:]} is beyond the 64-bit integer range")
         if qids and q != qids[-1]:
             if q in seen:
                 _fail(path, number, f"query {q} appears again after query {qids[-1]} (its rows ended at line "
@@ -133,6 +143,11 @@ def _scan(path: Path, text: str, n_features: int | None, full: bool):
         last = _feature_token(path, number, tokens[-1], 0) if len(tokens) > 2 else 0
         if n_features is not None and last > n_features:
             _fail(path, number, f"feature index {last} is beyond the expected {n_features} features")
+        if last > MAX_INDEX:
+            _fail(path, number, f"feature index {last} is beyond {MAX_INDEX}, the largest the SVMlight "
+                                "parser reads")
+        if last > widest[0]:
+            widest = (last, number)
         match = DOCID.search(comment) if hash_ else None
         labels.append(int(grade))
         qids.append(q)
@@ -140,6 +155,14 @@ def _scan(path: Path, text: str, n_features: int | None, full: bool):
         numbers.append(number)
     if not qids:
         _fail(path, None, "no query in the file (empty, or only comments and blank lines)")
+    columns = n_features if n_features is not None else widest[0]
+    need = len(qids) * columns * np.dtype(dtype).itemsize
+    if need > MAX_DENSE_BYTES:
+        index, line = widest
+        _fail(path, line if n_features is None else None,
+              f"X would take {need / 2 ** 30:.1f} GiB dense ({len(qids)} rows x {columns} features"
+              f"{f', the largest index {index} being on this line' if n_features is None else ''}), "
+              f"beyond the {MAX_DENSE_BYTES / 2 ** 30:.0f} GiB limit (MAX_DENSE_BYTES); is the index a typo?")
     return labels, qids, docids, numbers
 
 
@@ -157,14 +180,14 @@ def load_letor(path, n_features: int | None = None, dtype=np.float64) -> QuerySe
     key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, n_features, np.dtype(dtype).str)
     if key in _CACHE:
         return _CACHE[key]
-    raw = path.read_bytes().replace(b"\r\n", b"\n")
+    raw = path.read_bytes().replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     text = raw.decode("utf-8", errors="replace")
-    labels, qids, docids, numbers = _scan(path, text, n_features, full=False)
+    labels, qids, docids, numbers = _scan(path, text, n_features, full=False, dtype=dtype)
     try:
         X, _, qid = load_svmlight_file(io.BytesIO(raw), n_features=n_features, dtype=dtype, query_id=True,
                                        zero_based=False)
     except ValueError as error:  # locate the bad token, else report scikit-learn's message with the file
-        _scan(path, text, n_features, full=True)
+        _scan(path, text, n_features, full=True, dtype=dtype)
         _fail(path, None, f"scikit-learn could not parse it: {error}")
     if not np.all(np.isfinite(X.data)):
         row = np.searchsorted(X.indptr, np.flatnonzero(~np.isfinite(X.data))[0], side="right") - 1
@@ -182,6 +205,12 @@ def load_letor(path, n_features: int | None = None, dtype=np.float64) -> QuerySe
     docid = None if docids[0] is None else np.asarray(docids, dtype=str)
     _CACHE[key] = _read_only(QuerySet(X, y, qid, docid, path))
     return _CACHE[key]
+
+
+def letor_version(folder) -> str:
+    """The LETOR release whose evaluation script fits ``folder``: "4.0" if it or a folder above it is
+    named MQ2007 or MQ2008 (e.g. ``MQ2008``, ``MQ2008-list``), else "3.0"."""
+    return "4.0" if any(LETOR4_SETS.match(part) for part in Path(folder).parts) else "3.0"
 
 
 def _read_only(data: QuerySet) -> QuerySet:
@@ -274,12 +303,18 @@ class LetorData:
         Expected feature count (OHSUMED: 45); None: the largest index in each fold's files.
     fetch : str, optional
         Name of the set in ``ordrank.datasets.fetch`` that installs this folder (for the error message).
+    evaluation : {"3.0", "4.0"}, optional
+        Which of LETOR's evaluation scripts the ``letor_*`` metrics follow on this data
+        (:mod:`ordrank.metrics.letor`: they differ in P@k of queries shorter than k). None: "4.0" for
+        the LETOR 4.0 sets, a folder named MQ2007 or MQ2008 (``MQ2008``, ``MQ2008-list``, ...) or
+        inside one, else "3.0". The query-folds protocol then reports ``letor4_*`` metrics.
     """
 
     path: str | os.PathLike
     data_dir: str | os.PathLike | None = None
     n_features: int | None = None
     fetch: str | None = None
+    evaluation: str | None = None
 
     def __post_init__(self):
         if self.path in (None, ""):
@@ -295,6 +330,12 @@ class LetorData:
             raise FileNotFoundError(f"LETOR folder not found: expected it at {self.folder}. "
                                     f"Set the data directory with the config key `data_dir` or ORDRANK_DATA. {how}.")
         self.layout, self._folds = find_layout(self.folder)
+        if self.evaluation is None:
+            self.evaluation = letor_version(self.folder)
+        elif str(self.evaluation) not in LETOR_VERSIONS:
+            raise ValueError(f"dataset.evaluation must be null or one of {LETOR_VERSIONS} (LETOR's "
+                             f"Eval-Score-<version>.pl), got {self.evaluation!r}")
+        self.evaluation = str(self.evaluation)
 
     @property
     def n_folds(self) -> int:

@@ -32,6 +32,18 @@ class Ranked(NamedTuple):
         return np.bincount(self.query, weights=values, minlength=self.n_queries)
 
 
+GAIN_EXPONENT = 960  # 2^rel − 1 is computed as is up to this grade; above, scaled down per query
+
+
+def exponential_gains(r: Ranked, values: np.ndarray) -> np.ndarray:
+    """The gains 2^v − 1 of ``values`` (aligned with the rows of ``r``), each query's scaled by
+    2^−shift, shift = max(0, the query's largest relevance − 960): NDCG, a ratio of two sums of one
+    query's gains, is unchanged, and grades from 1024 up no longer overflow to inf (NaN NDCG).
+    Below that grade shift = 0 and the gains are exactly ``exp2(v) − 1``."""
+    shift = np.maximum(r.ideal[np.cumsum(r.sizes) - r.sizes] - GAIN_EXPONENT, 0.0)[r.query]
+    return np.exp2(values - shift) - np.exp2(-shift)
+
+
 def _first_bad(mask) -> int:
     return int(np.flatnonzero(mask)[0])
 

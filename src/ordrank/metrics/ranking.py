@@ -28,7 +28,9 @@ checked against both in tests/test_ranking_metrics.py:
 * Pairwise accuracy: among the pairs of one query with different relevance, the fraction ordered
   correctly by the scores (a tie in score counts ½); NaN for a query without such a pair.
 
-``convention="letor"`` gives LETOR's official evaluation (:mod:`.letor`) for NDCG@k, P@k and AP.
+``convention="letor"`` gives LETOR's official evaluation (:mod:`.letor`) for NDCG@k, P@k and AP
+(``Eval-Score-3.0.pl``), ``convention="letor4"`` that of LETOR 4.0 (``Eval-Score-4.0.pl``: P@k of a
+query shorter than k counts its relevant documents over k, where 3.0 gives 0).
 """
 from __future__ import annotations
 
@@ -36,10 +38,12 @@ import numpy as np
 from scipy.stats import kendalltau
 
 from ordrank.metrics import letor
-from ordrank.metrics._ranked import check_inputs, check_k, rank, ranked_average_precision
+from ordrank.metrics._ranked import GAIN_EXPONENT
+from ordrank.metrics._ranked import check_inputs, check_k, exponential_gains, rank, ranked_average_precision
 from ordrank.queries import query_slices
 
-CONVENTIONS = ("standard", "letor")
+CONVENTIONS = ("standard", "letor", "letor4")
+LETOR_VERSIONS = {"letor": "3.0", "letor4": "4.0"}
 
 
 # --- dense subset ranking (positions, relevance): the Predtron's NDCG ---------------------------
@@ -66,8 +70,11 @@ def dcg_discounts(m: int) -> np.ndarray:
 
 
 def gains_and_ideal_dcg(relevance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Gains 2^y − 1 (n, m) and the ideal DCG Z(y) (n,): gains sorted decreasingly, discounted."""
-    gains = np.exp2(relevance) - 1.0
+    """Gains 2^y − 1 (n, m) and the ideal DCG Z(y) (n,): gains sorted decreasingly, discounted.
+    A row whose largest relevance g exceeds 960 has its gains scaled by 2^−(g − 960) (so that 2^y
+    does not overflow; NDCG, their ratio, is unchanged); other rows get exactly 2^y − 1."""
+    shift = np.maximum(np.max(relevance, axis=1, keepdims=True, initial=0.0) - GAIN_EXPONENT, 0.0)
+    gains = np.exp2(relevance - shift) - np.exp2(-shift)
     ideal = np.sum(-np.sort(-gains, axis=1) * dcg_discounts(gains.shape[1]), axis=1)
     return gains, ideal
 
@@ -103,11 +110,12 @@ def ndcg_loss(positions, relevance) -> np.ndarray:
 
 # --- flat (y_true, y_score, qid): one value per query ------------------------------------------
 
-def _convention(convention: str) -> bool:
-    """True for LETOR's convention; a ValueError for an unknown name."""
+def _convention(convention: str) -> str | None:
+    """LETOR's script version for a LETOR convention, None for the standard one; a ValueError for an
+    unknown name."""
     if convention not in CONVENTIONS:
         raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
-    return convention == "letor"
+    return LETOR_VERSIONS.get(convention)
 
 
 def ndcg_at_k(y_true, y_score, qid=None, k: int | None = 10, *, convention: str = "standard"
@@ -115,22 +123,22 @@ def ndcg_at_k(y_true, y_score, qid=None, k: int | None = 10, *, convention: str 
     """NDCG@k of each query (``k=None``: the whole list). Standard: gain 2^rel − 1, discount
     1/log2(1 + rank), 0 for a query without a relevant document; ``"letor"``: :func:`.letor.ndcg_at_k`.
     """
-    if _convention(convention):
-        return letor.ndcg_at_k(y_true, y_score, qid, k)
+    if version := _convention(convention):
+        return letor.ndcg_at_k(y_true, y_score, qid, k, version)
     k = check_k(k, "ndcg_at_k")
     r = rank(*check_inputs(y_true, y_score, qid, nonnegative=True, who="ndcg_at_k"))
     kept = r.rank <= (k if k is not None else np.inf)
     weights = np.where(kept, 1.0 / np.log2(1.0 + r.rank), 0.0)
-    dcg = r.per_query((np.exp2(r.rel) - 1.0) * weights)
-    ideal = r.per_query((np.exp2(r.ideal) - 1.0) * weights)
+    dcg = r.per_query(exponential_gains(r, r.rel) * weights)
+    ideal = r.per_query(exponential_gains(r, r.ideal) * weights)
     return np.where(ideal > 0, dcg / np.where(ideal > 0, ideal, 1.0), 0.0)
 
 
 def precision_at_k(y_true, y_score, qid=None, k: int = 10, *, relevance_level: float = 1,
                    convention: str = "standard") -> np.ndarray:
     """P@k of each query: relevant (rel ≥ ``relevance_level``) documents in the top k, over k."""
-    if _convention(convention):
-        return letor.precision_at_k(y_true, y_score, qid, k)
+    if version := _convention(convention):
+        return letor.precision_at_k(y_true, y_score, qid, k, version)
     k = check_k(k, "precision_at_k", allow_none=False)
     r = rank(*check_inputs(y_true, y_score, qid, who="precision_at_k"))
     return r.per_query((r.rel >= relevance_level) & (r.rank <= k)) / k
@@ -139,8 +147,8 @@ def precision_at_k(y_true, y_score, qid=None, k: int = 10, *, relevance_level: f
 def average_precision(y_true, y_score, qid=None, *, relevance_level: float = 1,
                       convention: str = "standard") -> np.ndarray:
     """Average precision of each query (0 without a relevant document); MAP is their mean."""
-    if _convention(convention):
-        return letor.average_precision(y_true, y_score, qid)
+    if version := _convention(convention):
+        return letor.average_precision(y_true, y_score, qid, version)
     r = rank(*check_inputs(y_true, y_score, qid, who="average_precision"))
     return ranked_average_precision(r, r.rel >= relevance_level)
 
@@ -155,8 +163,14 @@ def err_at_k(y_true, y_score, qid=None, k: int | None = 10, *, max_grade: float 
         raise ValueError(f"err_at_k: max_grade={max_grade} is below the largest relevance "
                          f"{np.max(y_true):g}")
     r = rank(y_true, y_score, qid)
-    stop = (np.exp2(r.rel) - 1.0) / np.exp2(top)  # < 1: log1p(−stop) is finite
-    log_go_on = np.log1p(-stop)
+    # (2^g − 1) / 2^top, both scaled by 2^−shift so that grades from 1024 up do not overflow (shift
+    # = 0, the plain formula, below 960); < 1: log1p(−stop) is finite
+    shift = max(top - GAIN_EXPONENT, 0.0)
+    stop = (np.exp2(r.rel - shift) - np.exp2(-shift)) / np.exp2(top - shift)
+    # stop rounds to 1 for the top grade from 53 up: log1p(−1) = −inf would make NaN below; floored
+    # at −800 instead, where exp is 0 all the same (for stop < 1 it is ≥ −37: unchanged)
+    with np.errstate(divide="ignore"):
+        log_go_on = np.maximum(np.log1p(-stop), -800.0)
     through = np.cumsum(log_go_on)
     starts = np.cumsum(r.sizes) - r.sizes
     before = through - log_go_on - np.repeat(np.r_[0.0, through][starts], r.sizes)

@@ -13,7 +13,9 @@ scores each validation fold query by query. Names (k an integer ≥ 1):
   ``ndcg@k``, ``ndcg`` (whole list), ``p@k``, ``map``, ``err@k``, ``kendall_tau``,
   ``pairwise_accuracy``;
 * LETOR's official evaluation (:mod:`.letor`; mean over every query): ``letor_ndcg@k``,
-  ``letor_p@k``, ``letor_map``;
+  ``letor_p@k``, ``letor_map`` (``Eval-Score-3.0.pl``), ``letor4_ndcg@k``, ``letor4_p@k``,
+  ``letor4_map`` (``Eval-Score-4.0.pl``: P@k differs on queries shorter than k);
+  :func:`for_letor_version` renames the first to the second for LETOR 4.0 data;
 * ordinal costs (:mod:`.ordinal`, lower is better; ``qid`` unused): ``mae``, ``zero_one``.
 """
 from __future__ import annotations
@@ -29,17 +31,31 @@ from ordrank.metrics import letor, ranking
 from ordrank.metrics.ordinal import SCORINGS
 
 _AT_K = {"ndcg": ranking.ndcg_at_k, "p": ranking.precision_at_k, "err": ranking.err_at_k,
-         "letor_ndcg": letor.ndcg_at_k, "letor_p": letor.precision_at_k}
+         "letor_ndcg": letor.ndcg_at_k, "letor_p": letor.precision_at_k,
+         "letor4_ndcg": partial(letor.ndcg_at_k, version="4.0"),
+         "letor4_p": partial(letor.precision_at_k, version="4.0")}
 _PLAIN = {"ndcg": partial(ranking.ndcg_at_k, k=None), "map": ranking.average_precision,
           "kendall_tau": ranking.kendall_tau, "pairwise_accuracy": ranking.pairwise_accuracy,
-          "letor_map": letor.average_precision}
+          "letor_map": letor.average_precision,
+          "letor4_map": partial(letor.average_precision, version="4.0")}
 NAMES = ("ndcg@<k>", "ndcg", "p@<k>", "map", "err@<k>", "kendall_tau", "pairwise_accuracy",
-         "letor_ndcg@<k>", "letor_p@<k>", "letor_map", *SCORINGS)
+         "letor_ndcg@<k>", "letor_p@<k>", "letor_map", "letor4_ndcg@<k>", "letor4_p@<k>", "letor4_map",
+         *SCORINGS)
+LETOR_PREFIXES = ("letor_", "letor4_")
+
+
+def for_letor_version(name: str, version: str) -> str:
+    """The scorer name that evaluates as LETOR's ``Eval-Score-<version>.pl``: for ``"4.0"``,
+    ``letor_<m>`` becomes ``letor4_<m>`` (other names unchanged); for ``"3.0"``, ``name`` itself."""
+    letor.check_version(version, "for_letor_version")
+    if version == "4.0" and name.startswith("letor_"):
+        return "letor4_" + name[len("letor_"):]
+    return name
 
 
 def _per_query(name: str):
     """The per-query function a ranking name denotes, or None."""
-    found = re.fullmatch(r"([a-z_]+)@([1-9][0-9]*)", name)
+    found = re.fullmatch(r"([a-z0-9_]+)@([1-9][0-9]*)", name)
     if found and found.group(1) in _AT_K:
         return partial(_AT_K[found.group(1)], k=int(found.group(2)))
     return _PLAIN.get(name)
@@ -67,7 +83,7 @@ def ranking_metric(name: str):
     if per_query is None:
         raise ValueError(f"unknown scorer {name!r}; valid names: {', '.join(NAMES)} "
                          f"(k an integer >= 1, e.g. 'ndcg@10')")
-    average = np.mean if name.startswith("letor_") else ranking.mean_over_queries
+    average = np.mean if name.startswith(LETOR_PREFIXES) else ranking.mean_over_queries
 
     def metric(y_true, y_score, qid=None):
         return float(average(per_query(y_true, y_score, qid)))

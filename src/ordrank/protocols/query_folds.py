@@ -9,6 +9,11 @@ report that model on the test queries — no refit on training + validation, as 
 :mod:`ordrank.metrics.scorers`, the mean over the test queries), with ``params`` (the chosen values,
 JSON) and ``status`` (``ok``, or ``failed: <error>`` with value NaN: the other learners go on).
 
+On a data set with ``evaluation = "4.0"`` (:class:`~ordrank.datasets.letor.LetorData`: the
+LETOR 4.0 folders MQ2007 and MQ2008), the ``letor_*`` names of ``selection`` and ``metrics`` are
+evaluated as LETOR 4.0's script and written to the table as ``letor4_*`` (P@k differs:
+:mod:`ordrank.metrics.letor`), so that the table says which convention it holds.
+
 Learners: a ranker (``fit(X, y, qid=...)``, :class:`~ordrank.algorithms.ranking.RankingEstimator`,
 or a pipeline ending in one: ``qid`` is routed by scikit-learn's metadata routing) or any estimator
 with ``fit(X, y)`` and a real-valued ``decision_function`` (documents are ranked by it, per query).
@@ -30,7 +35,7 @@ from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid
 from sklearn.pipeline import Pipeline
 
-from ordrank.metrics.scorers import ranking_metric
+from ordrank.metrics.scorers import for_letor_version, ranking_metric
 from ordrank.peer_cache import piece_key
 from ordrank.progress import progress
 
@@ -148,6 +153,11 @@ class QueryFolds:
             raise ValueError("QueryFolds takes the feature map inside each learner's pipeline")
         self.check_learners(learners)
         folds = self.chosen_folds(dataset.n_folds)
+        version = getattr(dataset, "evaluation", "3.0")
+        protocol = self if version == "3.0" else QueryFolds(
+            self.folds, for_letor_version(self.selection, version),
+            [for_letor_version(name, version) for name in self.metrics], self.grids)
+        protocol.peer_cache = self.peer_cache  # the copy (LETOR 4.0's metric names) keeps the run's cache
         with progress(len(folds) * len(learners), "folds x learners") as bar:
             for fold in folds:
                 if all((name, fold) in skip for name in learners):
@@ -159,7 +169,7 @@ class QueryFolds:
                         bar.update()
                         continue
                     bar.set_postfix_str(f"{name} on fold {fold}", refresh=False)
-                    rows = self.piece_rows(learner, self.grids.get(name, {}), fold, parts)
+                    rows = protocol.piece_rows(learner, self.grids.get(name, {}), fold, parts)
                     table = pd.DataFrame(rows, columns=["metric", "value", "params", "status"])
                     table.insert(0, "fold", fold)
                     table.insert(0, "algorithm", name)

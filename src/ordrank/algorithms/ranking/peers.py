@@ -16,8 +16,15 @@ logistic cost without the NDCG weight, ``rank:ndcg`` with it (LambdaMART as well
 
 **Labels.** Both libraries use the relevance grades as integer indices of the gain 2^y − 1: they
 must be non-negative integers, at most 30 for LightGBM (its default ``label_gain``; pass your own
-in ``params`` for more grades) and at most 31 for XGBoost's ``rank:ndcg``. The adapters check this
-before fitting and name the first offending row, rather than let the libraries fail in C++.
+in ``params`` for more grades: then at most ``len(label_gain) − 1``) and at most 31 for XGBoost's
+``rank:ndcg``. The adapters check this before fitting and name the first offending row, rather than
+let the libraries fail in C++.
+
+**Inputs the libraries would mangle.** XGBoost stores X as float32: a value beyond float32's range
+(3.4e38) would become inf and fail in C++, so it is refused naming the row and column. LightGBM
+ignores a parameter name it does not know (its warning is hidden by the adapter's ``verbose=-1``):
+a key of ``params`` that is neither an ``LGBMRanker`` keyword nor a LightGBM parameter or alias is
+refused, naming the closest known names.
 
 **Queries.** LightGBM takes the group sizes (:func:`ordrank.queries.group_sizes`), XGBoost a
 non-decreasing ``qid``: the adapter passes each row's query index 0..n_queries−1
@@ -33,13 +40,15 @@ or ``pip install "xgboost-cpu>=2"`` (both are in ordrank's ``dev`` extra).
 """
 from __future__ import annotations
 
+import difflib
+import inspect
 from importlib import import_module
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ordrank.algorithms.ranking._base import RankingEstimator
+from ordrank.algorithms.ranking._base import RankingEstimator, max_abs
 from ordrank.queries import group_sizes, query_index
 
 
@@ -66,6 +75,34 @@ def check_grades(y, owner: str, max_grade: int | None, hint: str = "") -> np.nda
                          f"the highest grade of the library's exponential gain 2^y − 1; rescale the "
                          f"grades{hint}")
     return y.astype(np.int64)
+
+
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def check_float32(X, owner: str) -> None:
+    """Refuse X whose values overflow float32 (the library's storage), naming the first one."""
+    if max_abs(X) > FLOAT32_MAX:
+        row, column = np.argwhere(np.abs(X) > FLOAT32_MAX)[0]
+        raise ValueError(f"{owner}: X[{row}, {column}] = {X[row, column]:.3g} is beyond float32's range "
+                         f"(±{FLOAT32_MAX:.3g}), in which the library stores X (it would become inf); "
+                         "rescale X (e.g. StandardScaler)")
+
+
+def check_lightgbm_params(lightgbm, extra: dict, owner: str) -> None:
+    """Refuse a key of ``params`` LightGBM does not know (it would ignore it silently here)."""
+    try:
+        aliases = lightgbm.basic._ConfigAliases._get_all_param_aliases()
+    except AttributeError:  # another LightGBM version: no list to check against
+        return
+    known = set(aliases) | {a for names in aliases.values() for a in names}
+    known |= set(inspect.signature(lightgbm.LGBMRanker.__init__).parameters) - {"self", "kwargs"}
+    for key in extra:
+        if key not in known:
+            close = difflib.get_close_matches(key, sorted(known), n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise ValueError(f"{owner}: params has {key!r}, which is neither an LGBMRanker keyword nor a "
+                             f"LightGBM parameter (LightGBM would ignore it){hint}")
 
 
 _SHARED = {
@@ -162,9 +199,15 @@ class LightGBMRanker(_Peer):
         self._validate_params()
         X, y, qid = self._validate_queries(X, y, qid)
         extra = dict(self.params or {})
-        y = check_grades(y, type(self).__name__, None if "label_gain" in extra else 30,
-                         " or pass label_gain (one gain per grade) in params")
+        gains = next((extra[k] for k in ("label_gain", "label_gains") if k in extra), None)
+        if gains is None:
+            y = check_grades(y, type(self).__name__, 30, " or pass label_gain (one gain per grade) in params")
+        else:
+            y = check_grades(y, type(self).__name__, len(np.atleast_1d(gains)) - 1,
+                             f" or give params' label_gain a gain for every grade (it has "
+                             f"{len(np.atleast_1d(gains))}, for grades 0..{len(np.atleast_1d(gains)) - 1})")
         lightgbm = import_peer("lightgbm", "lightgbm>=4", type(self).__name__)
+        check_lightgbm_params(lightgbm, extra, type(self).__name__)
         self.model_ = lightgbm.LGBMRanker(**self._keywords(
             {"deterministic": True, "force_row_wise": True, "verbose": -1,
              "subsample_freq": 1 if self.subsample < 1 else 0},
@@ -234,6 +277,7 @@ class XGBoostRanker(_Peer):
         exp_gain = self.objective == "rank:ndcg" and extra.get("ndcg_exp_gain", True)
         y = check_grades(y, type(self).__name__, 31 if exp_gain else None,
                          ' or pass params={"ndcg_exp_gain": False}')
+        check_float32(X, type(self).__name__)
         xgboost = import_peer("xgboost", "xgboost-cpu>=2", type(self).__name__)
         self.model_ = xgboost.XGBRanker(**self._keywords(
             {"tree_method": "hist"},

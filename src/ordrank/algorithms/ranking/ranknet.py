@@ -11,7 +11,7 @@ from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ordrank.algorithms.ranking._base import RankingEstimator
+from ordrank.algorithms.ranking._base import RankingEstimator, check_scale, max_abs, warn_not_converged
 from ordrank.algorithms.ranking._pairwise import query_blocks
 from ordrank.queries import count_pairs, group_sizes
 
@@ -31,7 +31,10 @@ class RankNet(RankingEstimator):
     The gradient needs ``λ_i = Σ_j ∂C_ij/∂s_i``, computed per query on padded blocks of queries
     (:func:`~._pairwise.query_blocks`, at most ``2²¹`` document pairs in memory at once), never on a
     list of the pairs of the data set; then ``∂/∂θ = (1/N) Σ_i λ_i ∂s_i/∂θ`` by back-propagation.
-    Full-batch L-BFGS (SciPy), from zeros (linear) or a Glorot-uniform draw of ``random_state``.
+    Full-batch L-BFGS (SciPy), from zeros (linear) or a Glorot-uniform draw of ``random_state``; a
+    ConvergenceWarning when it stops short of ``tol`` (``max_iter`` reached, or its line search
+    failed). ``σ · max|x| · √d`` above 1e150 (where the gradient's square overflows float64 and
+    L-BFGS returns its all-zero start) is refused with a ValueError naming that scale.
 
     Attributes: ``coef_`` (linear), ``coefs_ = [W₁ (n_features × hidden), w₂]`` and ``intercept_``
     (= b₁) for the net, ``objective_``, ``n_pairs_`` (N), ``n_iter_``.
@@ -68,6 +71,9 @@ class RankNet(RankingEstimator):
             raise ValueError(f"{type(self).__name__}: no pair to learn from (n_samples={len(y)}): "
                              "within every query all rows have the same label (ties='skip') or are alone")
         self.n_pairs_ = n_pairs
+        check_scale(type(self).__name__, self.sigma * max_abs(X) * np.sqrt(X.shape[1]),
+                    f"σ · max|x| · √n_features (sigma={self.sigma:g}, max|x| = {max_abs(X):.3g})",
+                    "rescale X (e.g. StandardScaler) or lower sigma")
         cost = _PairCost(y, qid, self.sigma, self.ties, n_pairs)
         theta0 = self._initial(X.shape[1])
         result = minimize(self._objective, theta0, args=(X, cost), jac=True, method="L-BFGS-B",
@@ -75,6 +81,10 @@ class RankNet(RankingEstimator):
                                    "maxcor": 20})
         self._unpack(result.x, X.shape[1])
         self.objective_, self.n_iter_ = float(result.fun), int(result.nit)
+        if not result.success:
+            message = result.message if isinstance(result.message, str) else str(result.message)
+            warn_not_converged(type(self).__name__, self.max_iter, f"or L-BFGS stopped short of "
+                               f"tol={self.tol:g} after {self.n_iter_} iterations ({message})")
         return self
 
     def _initial(self, d):

@@ -16,12 +16,13 @@ from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils._param_validation import Interval, StrOptions
 from threadpoolctl import threadpool_limits
 
-from ordrank.algorithms.ranking._base import RankingEstimator
+from ordrank.algorithms.ranking._base import RankingEstimator, check_scale, max_abs, warn_not_converged
 from ordrank.algorithms.ranking._pairwise import MarginSweep, dense_ranks, margin_counts
 from ordrank.queries import count_pairs, preference_pairs, query_index, query_offsets
 
 
 AUTO_NEWTON_PAIRS = 1_000_000  # solver="auto": the smoothed Newton from this many preference pairs
+MAX_CUTS = 200  # the cutting plane's model keeps at most this many cuts (plus one aggregate per group)
 
 
 class RankSVM(RankingEstimator):
@@ -44,7 +45,11 @@ class RankSVM(RankingEstimator):
       of the cuts, Clarabel), then a line search from the best point towards it. The dual value is a
       lower bound of the optimum: the fit stops when ``F(w_best) − bound ≤ tol · F(w_best)``, a
       certified relative gap. Its rounds grow with the data (127 at 200 queries × 100 documents,
-      276 at 2,000: 152 s for 8 million pairs), so large problems use instead:
+      276 at 2,000: 152 s for 8 million pairs), so large problems use instead. The model keeps at
+      most ``MAX_CUTS`` cuts: beyond that, the cuts with the largest dual weights stay and the rest
+      are replaced by their aggregate ``Σ α_k (a_k, b_k) / Σ α_k`` (a valid cut that keeps the
+      model's last minimiser, so the bound never decreases), so a round costs a bounded QP even on
+      badly scaled data, where the rounds run to ``max_iter`` (LETOR 3.0 OHSUMED uses at most 97).
     - hinge, ``solver="smoothed_newton"`` (``"auto"`` from ``AUTO_NEWTON_PAIRS`` pairs): Newton on
       Huber-smoothed hinges whose width μ shrinks, each solve warm-started from the last; the
       smoothed gradient gives dual variables ``α_p = C h_μ'(z_p) ∈ [0, C]``, so the same certified
@@ -55,6 +60,13 @@ class RankSVM(RankingEstimator):
 
     Kernel ``"rbf"``/``"poly"``: the dual over the explicit pairs, ``f(x) = Σ_d β_d K(x_d, x)``, by
     :func:`ordrank.algorithms.ranking.ranksvm_dual.fit_ranksvm_dual` (small data only).
+
+    Every solver stops within ``max_iter`` iterations (Newton steps or μ rounds for the smoothed
+    Newton, cutting-plane rounds, trust-region steps, interior-point steps for the kernel dual) and
+    warns (ConvergenceWarning) when it stops short of ``tol`` (the kernel dual: when its solver ends
+    "optimal_inaccurate"; without any optimum it raises FitFailed). A problem whose magnitudes would
+    overflow float64 (``C · pairs · max|x| · √d``, or ``C · pairs · max|K|`` for a kernel, above
+    1e150) is refused with a ValueError naming that scale rather than fitted to an all-zero model.
 
     Attributes: ``coef_`` (linear), ``X_fit_``/``dual_coef_`` (kernels), ``objective_``,
     ``n_pairs_``, ``n_iter_``, ``gap_`` (hinge, the certified relative gap at the end).
@@ -93,6 +105,7 @@ class RankSVM(RankingEstimator):
                              "every query all rows have the same label, so there is nothing to rank")
         if self.kernel != "linear":
             return self._fit_kernel(X, y, qid)
+        _check_scale(self, max_abs(X) * np.sqrt(X.shape[1]), "C · pairs · max|x| · √n_features", X)
         problem = _Problem(X, y, qid, self.C, self.loss)
         if self.loss == "hinge":
             # its products are memory-bound matrix-vector ones: BLAS threads gain little and, on a
@@ -103,11 +116,13 @@ class RankSVM(RankingEstimator):
                 solve = _smoothed_newton if newton else _cutting_plane
                 w, self.n_iter_, self.gap_ = solve(problem, self.tol, self.max_iter)
             if self.gap_ > self.tol:
-                warnings.warn(f"{type(self).__name__}: max_iter={self.max_iter} reached with a certified "
-                              f"relative gap of {self.gap_:.2g} > tol={self.tol:g}; raise max_iter or tol",
-                              ConvergenceWarning, stacklevel=2)
+                warn_not_converged(type(self).__name__, self.max_iter, f"with a certified relative gap "
+                                   f"of {self.gap_:.2g} > tol={self.tol:g}")
         else:
-            w, self.n_iter_ = _newton(problem, self.tol, self.max_iter)
+            w, self.n_iter_, gradient = _newton(problem, self.tol, self.max_iter)
+            if gradient is not None:
+                warn_not_converged(type(self).__name__, self.max_iter, f"with a gradient norm of "
+                                   f"{gradient:.2g} times the initial one, above tol={self.tol:g}")
         self.coef_ = w
         self.objective_ = problem.value(w)
         return self
@@ -122,21 +137,38 @@ class RankSVM(RankingEstimator):
         from ordrank.algorithms.ranking.ranksvm_dual import fit_ranksvm_dual
 
         pairs_i, pairs_j = preference_pairs(y, qid)
-        K = self._kernel(X, X)
-        beta, alpha, status = fit_ranksvm_dual(K, pairs_i, pairs_j, self.C, loss=self.loss,
-                                               tol=self.tol)
-        self.X_fit_, self.dual_coef_, self.alpha_, self.status_ = X, np.asarray(beta), alpha, status
+        with np.errstate(over="ignore", invalid="ignore"):  # refused just below, by name
+            K = self._kernel(X, X)
+        if not np.all(np.isfinite(K)):
+            raise ValueError(f"{type(self).__name__}: the {self.kernel} kernel matrix overflows float64 "
+                             f"(max|x| = {max_abs(X):.3g}, gamma={self.gamma}, degree={self.degree}); "
+                             "rescale X (e.g. StandardScaler) or lower gamma")
+        _check_scale(self, max_abs(K), "C · pairs · max|K|", X)
+        dual = fit_ranksvm_dual(K, pairs_i, pairs_j, self.C, loss=self.loss, tol=self.tol,
+                                max_iter=self.max_iter)
+        self.X_fit_, self.dual_coef_ = X, np.asarray(dual.beta, dtype=np.float64)
+        self.alpha_, self.status_, self.n_iter_ = dual.alpha, dual.status, dual.n_iter
+        if dual.status != "optimal":
+            warn_not_converged(type(self).__name__, self.max_iter, f"or the kernel dual's solver "
+                               f"stopped inaccurate (status {dual.status!r} after {dual.n_iter} "
+                               "iterations)")
         scores = K @ self.dual_coef_
         margins = 1.0 - (scores[pairs_i] - scores[pairs_j])
         slack = np.maximum(margins, 0.0) ** (1 if self.loss == "hinge" else 2)
         self.objective_ = 0.5 * float(self.dual_coef_ @ scores) + self.C * float(slack.sum())
-        self.n_iter_ = None
         return self
 
     def _scores(self, X):
         if self.kernel == "linear":
             return X @ self.coef_
         return self._kernel(X, self.X_fit_) @ self.dual_coef_
+
+
+def _check_scale(model, magnitude, what, X):
+    """:func:`~._base.check_scale` of ``C · pairs · magnitude`` (``magnitude`` = max|x|·√d or max|K|)."""
+    scale = model.C * model.n_pairs_ * magnitude
+    check_scale(type(model).__name__, scale, f"{what} (C={model.C:g}, {model.n_pairs_} pairs, "
+                f"max|x| = {max_abs(X):.3g})", "rescale X (e.g. StandardScaler) or lower C")
 
 
 class _Counts(NamedTuple):
@@ -200,6 +232,8 @@ def _cutting_plane(problem: _Problem, tol: float, max_iter: int, patience: int =
         idle = np.where(alpha > 1e-9 * max(alpha.max(), 1e-300), 0, idle[keep] + 1)
         w_model = A.T @ alpha
         bound = max(bound, float(alpha @ b) - 0.5 * float(w_model @ w_model))
+        if len(cuts_a) > MAX_CUTS:
+            idle = _aggregate(cuts, alpha, idle, len(problem.starts))
         if f_best - bound <= tol * f_best:
             break
         w_best, s_best, f_best, diff_best = _line_search(
@@ -209,6 +243,28 @@ def _cutting_plane(problem: _Problem, tol: float, max_iter: int, patience: int =
         w_cut = 0.9 * w_best + 0.1 * w_model
         _evaluate(problem, w_cut, X @ w_cut, cuts)
     return w_best, iteration, (f_best - bound) / f_best
+
+
+def _aggregate(cuts, alpha, idle, n_groups):
+    """Keep the ``MAX_CUTS`` cuts of largest weight α and replace the others, per group, by their
+    aggregate ``Σ α_k (a_k, b_k) / Σ α_k``: a convex combination of valid cuts is valid, and with it
+    the last model minimiser stays feasible (the bound cannot decrease). Returns the new ``idle``."""
+    cuts_a, cuts_b, cuts_g = cuts
+    order = np.argsort(-alpha, kind="stable")
+    kept, dropped = np.sort(order[:MAX_CUTS]), order[MAX_CUTS:]
+    groups = np.asarray(cuts_g)
+    extra_a, extra_b, extra_g = [], [], []
+    for g in range(n_groups):
+        mine = dropped[groups[dropped] == g]
+        weight = float(alpha[mine].sum())
+        if weight > 0:
+            extra_a.append(np.asarray(cuts_a)[mine].T @ alpha[mine] / weight)
+            extra_b.append(float(np.asarray(cuts_b)[mine] @ alpha[mine]) / weight)
+            extra_g.append(g)
+    cuts_a[:] = [cuts_a[k] for k in kept] + extra_a
+    cuts_b[:] = [cuts_b[k] for k in kept] + extra_b
+    cuts_g[:] = [cuts_g[k] for k in kept] + extra_g
+    return np.r_[idle[kept], np.zeros(len(extra_g), dtype=np.int64)]
 
 
 def _evaluate(problem: _Problem, w, s, cuts):
@@ -360,7 +416,7 @@ def _smoothed_newton(problem: _Problem, tol: float, max_iter: int, mu: float = 0
     while True:
         # ½‖∇F_μ‖² ≤ tol·F/4: the Newton solve's share of the gap
         w, steps = newton(w, mu, np.sqrt(0.5 * tol * value), max(max_iter - iterations, 1))
-        iterations += steps
+        iterations += max(steps, 1)  # a μ round without a Newton step counts: the loop must end
         _, _, value, dual, smoothing = parts(w, mu)
         if value - dual <= tol * value or iterations >= max_iter:
             break
@@ -371,7 +427,8 @@ def _smoothed_newton(problem: _Problem, tol: float, max_iter: int, mu: float = 0
 
 
 def _newton(problem: _Problem, tol: float, max_iter: int):
-    """Truncated Newton for the squared hinge: ``(w, iterations)``."""
+    """Truncated Newton for the squared hinge: ``(w, iterations, None)``, or the final gradient norm
+    in place of None when it stopped short of ``tol`` (the caller warns)."""
     X, C = problem.X, problem.C
     cache = {}
 
@@ -401,4 +458,5 @@ def _newton(problem: _Problem, tol: float, max_iter: int):
     gtol = tol * max(float(np.linalg.norm(fun(w0)[1])), 1.0)
     result = minimize(fun, w0, jac=True, hessp=hessp, method="trust-ncg",
                       options={"gtol": gtol, "maxiter": max_iter})
-    return result.x, int(result.nit)
+    norm = float(np.linalg.norm(result.jac))
+    return result.x, int(result.nit), None if norm <= gtol else norm / max(gtol / tol, 1.0)

@@ -7,7 +7,7 @@ import numpy as np
 from sklearn.linear_model import Ridge
 from sklearn.utils._param_validation import Interval
 
-from ordrank.algorithms.ranking._base import RankingEstimator
+from ordrank.algorithms.ranking._base import RankingEstimator, check_scale, max_abs
 
 
 class LeastSquaresRanker(RankingEstimator):
@@ -50,9 +50,13 @@ class LeastSquaresRanker(RankingEstimator):
         self.alpha = alpha
 
     def fit(self, X, y, qid=None):
-        """Least squares of ``y`` (the grades, as numbers) on ``X``; ``qid`` is checked, then ignored."""
+        """Least squares of ``y`` (the grades, as numbers) on ``X``; ``qid`` is checked, then ignored.
+        Values whose squares overflow float64 (the normal equations) are refused, naming the scale."""
         self._validate_params()
         X, y, _ = self._validate_queries(X, y, qid)
+        check_scale(type(self).__name__, max(max_abs(X), max_abs(y)) * np.sqrt(X.size + len(y)),
+                    f"max(|x|, |y|) · √(entries) (max|x| = {max_abs(X):.3g}, max|y| = {max_abs(y):.3g})",
+                    "rescale X (e.g. StandardScaler)")
         model = Ridge(alpha=self.alpha).fit(X, y)
         self.coef_ = np.asarray(model.coef_, dtype=np.float64)
         self.intercept_ = float(model.intercept_)
