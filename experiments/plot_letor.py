@@ -40,9 +40,17 @@ def header(metric: str) -> str:
     return HEADERS.get(metric, metric.removeprefix("letor_").upper().replace("NDCG", "NDCG"))
 
 
+def convention(table: pd.DataFrame) -> str:
+    """The LETOR evaluation script the table's metrics follow: "4.0" when it holds LETOR 4.0's
+    ``letor4_*`` metrics (MQ2007 / MQ2008 folders), else "3.0"."""
+    return "4.0" if table["metric"].astype(str).str.startswith("letor4_").any() else "3.0"
+
+
 def fold_means(table: pd.DataFrame) -> pd.DataFrame:
-    """Mean, s.e. and count over folds of every (algorithm, metric); failed rows are not averaged."""
+    """Mean, s.e. and count over folds of every (algorithm, metric); failed rows are not averaged.
+    LETOR 4.0's ``letor4_*`` metrics are shown under the columns of ``letor_*`` (captions say which)."""
     rows = table[table["value"].notna()]
+    rows = rows.assign(metric=rows["metric"].astype(str).str.replace("letor4_", "letor_", regex=False))
     return summarize(rows, by=("algorithm", "metric"))
 
 
@@ -73,7 +81,7 @@ def figure(table: pd.DataFrame):
         ax.plot(ks, mean, style, marker="os^"[i // 10 % 3], ms=3, lw=1.4, color=color, label=name)
         ax.fill_between(ks, mean - sem, mean + sem, color=color, alpha=0.07, lw=0)
     n = int(stats["n"].max())
-    ax.set(xlabel="k", ylabel="NDCG@k (LETOR's Eval-Score-3.0 convention)", xticks=ks)
+    ax.set(xlabel="k", ylabel=f"NDCG@k (LETOR's Eval-Score-{convention(table)} convention)", xticks=ks)
     ax.set_title(f"{title(table)}, test folds (mean ± 1 s.e. over {n} folds)", fontsize="medium")
     ax.grid(alpha=0.3)
     ax.legend(frameon=False, fontsize="small", loc="center left", bbox_to_anchor=(1.0, 0.5))
@@ -103,7 +111,7 @@ def markdown(table: pd.DataFrame, decimals: int = 4) -> str:
     where = "LETOR 3.0 OHSUMED (QueryLevelNorm)" if title(table) == "LETOR 3.0 OHSUMED" else title(table)
     lines += ["", f"Test folds of {where}, mean ± 1 standard error over the {n} "
               "folds; hyper-parameters chosen by MAP on each fold's validation queries. NDCG@k, P@k and "
-              "MAP in LETOR's convention (Eval-Score-3.0.pl); the last column NDCG@10 as trec_eval / "
+              f"MAP in LETOR's convention (Eval-Score-{convention(table)}.pl); the last column NDCG@10 as trec_eval / "
               "ranx compute it (gain 2^rel − 1, discount 1/log2(1 + rank); a query without a relevant "
               "document scores 0). Bold: best of the column."]
     if len(failed):

@@ -78,3 +78,19 @@ def test_letor_report_names_the_tables_own_data_set():
     assert module.title(table) == "mq2008"
     assert "OHSUMED" not in module.markdown(table)
     assert module.title(table.assign(dataset="letor_ohsumed")) == "LETOR 3.0 OHSUMED"
+
+
+def test_letor_report_shows_letor_4_metrics_and_says_so():
+    """A LETOR 4.0 folder's table holds letor4_* metrics (LETOR 4.0's P@k rule): the report shows
+    them, captioned with Eval-Score-4.0, instead of a table of dashes."""
+    import importlib.util
+
+    import pandas as pd
+
+    spec = importlib.util.spec_from_file_location("plot_letor", REPO / "experiments" / "plot_letor.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rows = [{"dataset": "mq2008", "fold": 1, "algorithm": "A", "metric": metric.replace("letor_", "letor4_"),
+             "value": 0.25} for metric in module.COLUMNS]
+    text = module.markdown(pd.DataFrame(rows))
+    assert "| A | **0.2500**" in text and "Eval-Score-4.0.pl" in text and "–" not in text.splitlines()[2]
