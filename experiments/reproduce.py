@@ -345,7 +345,7 @@ PEER_LINES: list[str] = []  # per experiment with peers: its pieces from the pee
 def run_single(entry: Entry, quick: bool, data_dir: str, out: Path, peers: str = "cached") -> Path:
     """One Hydra job in this process, published to ``<out>/results``; returns the published table."""
     from ordrank.app import run
-    from ordrank.peer_cache import FILE, merge, tally
+    from ordrank.results.peer_cache import FILE, merge, tally
     from ordrank.results import publish
 
     cfg = compose([*entry.config_overrides(quick), f"data_dir={data_dir}", f"peers={peers}",
@@ -397,7 +397,7 @@ def run_sweep(entry: Entry, quick: bool, data_dir: str, out: Path, bar_position:
     if code:  # failed or missing jobs (listed on stderr): stop before reports and the pages' tables
         raise RuntimeError(f"{entry.name}: not every job of {sweep_dir} finished (collector exit {code}); "
                            f"see the list above and {log}; run again to resume the unfinished jobs")
-    from ordrank.peer_cache import FILE, tally
+    from ordrank.results.peer_cache import FILE, tally
 
     PEER_LINES.append(f"{entry.name}: {tally(sorted(sweep_dir.rglob(FILE)))}")
     return table

@@ -1,4 +1,4 @@
-"""The peer cache (ordrank.peer_cache): which learners are peers, what their key covers, how a run
+"""The peer cache (ordrank.results.peer_cache): which learners are peers, what their key covers, how a run
 uses the cache (cached / rerun), how a sweep's collector merges the jobs' pieces, and on the real
 data: a sample of peers rerun equals the committed cache, and a job served by the cache writes the
 same results table, byte for byte, as a rerun and as the committed sweep."""
@@ -10,8 +10,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from conftest import REPO, make_cfg
-from ordrank import peer_cache
-from ordrank.peer_cache import PeerCache, merge, peer_package, piece_key, same_rows
+from ordrank.results import peer_cache
+from ordrank.results.peer_cache import PeerCache, merge, peer_package, piece_key, same_rows
 from ordrank.results import read_table, read_timings, write_table
 
 mord = pytest.importorskip("mord")

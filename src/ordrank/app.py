@@ -28,7 +28,7 @@ from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from tqdm.contrib.logging import logging_redirect_tqdm
 
-from ordrank import peer_cache
+from ordrank.results import peer_cache
 from ordrank.resume import reusable_pieces
 from ordrank.settings import check_unread_keys
 from ordrank.results import (ERROR, FINISHED, finalize, partial_path, publish, split_timings,
@@ -310,7 +310,7 @@ def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
         write_table(timings, timings_path(path))
     else:
         timings_path(path).unlink(missing_ok=True)
-    peers.write(cfg.experiment)  # the peer pieces it ran (ordrank.peer_cache), for the sweep's collector
+    peers.write(cfg.experiment)  # the peer pieces it ran (ordrank.results.peer_cache), for the sweep's collector
     write_table(results, path)
     marker.write_text(key + "\n")
     partial.unlink(missing_ok=True)

@@ -31,7 +31,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.pipeline import Pipeline
 
 from ordrank.metrics.ordinal import SCORINGS
-from ordrank.peer_cache import piece_key
+from ordrank.results.peer_cache import piece_key
 from ordrank.progress import progress
 from ordrank.protocols._checks import check_choice, check_positive, check_ranks
 
@@ -97,7 +97,7 @@ class TrainTestPartitions:
     keys = ("bins", "split")  # the table's protocol keys
     timing_metrics = ("fit_seconds", "cv_seconds")  # written to the timings table (app.run)
     splits_data = True  # the app puts a feature map into each learner's pipeline
-    peer_cache = None   # the app's ordrank.peer_cache.PeerCache, when the run has one (not a setting)
+    peer_cache = None   # the app's ordrank.results.peer_cache.PeerCache, when the run has one (not a setting)
 
     def __post_init__(self):
         check_positive(self, ("cv_folds",))
@@ -173,7 +173,7 @@ class TrainTestPartitions:
 
     def piece_rows(self, learner, grid, folds, seed, n_ranks, split, data) -> list[tuple]:
         """:meth:`evaluate` on ``data`` (X_train, y_train, X_test, y_test), or a peer's rows from the
-        run's peer cache (:mod:`ordrank.peer_cache`) when it holds this piece."""
+        run's peer cache (:mod:`ordrank.results.peer_cache`) when it holds this piece."""
         if self.peer_cache is None:
             return self.evaluate(learner, grid, folds, *data)
         settings = {"protocol": type(self).__name__, "cv_folds": self.cv_folds, "scoring": self.scoring,

@@ -36,7 +36,7 @@ from sklearn.model_selection import ParameterGrid
 from sklearn.pipeline import Pipeline
 
 from ordrank.metrics.scorers import for_letor_version, ranking_metric
-from ordrank.peer_cache import piece_key
+from ordrank.results.peer_cache import piece_key
 from ordrank.progress import progress
 
 log = logging.getLogger(__name__)
@@ -102,7 +102,7 @@ class QueryFolds:
 
     keys = ("fold",)  # the table's protocol keys
     splits_data = True  # a feature map goes into each learner's pipeline (fitted on training rows)
-    peer_cache = None   # the app's ordrank.peer_cache.PeerCache, when the run has one (not a setting)
+    peer_cache = None   # the app's ordrank.results.peer_cache.PeerCache, when the run has one (not a setting)
 
     def __post_init__(self):
         for name in [self.selection, *self.metrics]:
@@ -177,7 +177,7 @@ class QueryFolds:
                     bar.update()
 
     def piece_rows(self, learner, grid, fold, parts) -> list[tuple]:
-        """:meth:`evaluate`, or a peer's rows from the run's peer cache (:mod:`ordrank.peer_cache`)
+        """:meth:`evaluate`, or a peer's rows from the run's peer cache (:mod:`ordrank.results.peer_cache`)
         when it holds this piece (keyed on the fold's training, validation and test arrays)."""
         if self.peer_cache is None:
             return self.evaluate(learner, grid, parts)

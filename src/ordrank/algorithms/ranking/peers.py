@@ -169,7 +169,7 @@ class LightGBMRanker(_Peer):
     n_features_in_ : int
     """
 
-    peer_package = "lightgbm"  # the library it runs: its pieces are cached (ordrank.peer_cache)
+    peer_package = "lightgbm"  # the library it runs: its pieces are cached (ordrank.results.peer_cache)
     _parameter_constraints: dict = {
         **_SHARED,
         "num_leaves": [Interval(Integral, 2, None, closed="left")],
@@ -246,7 +246,7 @@ class XGBoostRanker(_Peer):
     n_features_in_ : int
     """
 
-    peer_package = "xgboost"  # the library it runs: its pieces are cached (ordrank.peer_cache)
+    peer_package = "xgboost"  # the library it runs: its pieces are cached (ordrank.results.peer_cache)
     _parameter_constraints: dict = {
         **_SHARED,
         "max_depth": [Interval(Integral, 0, None, closed="left")],

@@ -1,210 +1,17 @@
-"""Tidy (long) results tables: the schema, atomic writes, publishing, aggregation of many runs.
-
-One row per (experiment, dataset, algorithm, <protocol keys>, metric) with the measured ``value``,
-then any extra columns a protocol adds (``user``, ``params``, ``status``), then the run's resolved
-configuration as ``config.*`` columns. The protocol keys are ``seed, step`` for online curves,
-``bins, split`` for train/test partitions and ``seed, n_train, m, p`` for subset ranking: each
-protocol class declares them (its ``keys`` attribute) and :func:`finalize` writes them between
-``algorithm`` and ``metric``, so a table says which of its columns are keys (:func:`protocol_keys`)
-and a new protocol needs no edit here. Figures and reports are group-bys of these tables.
-"""
+"""Sweeps: the state of each job of a ``-m`` sweep folder, collecting the finished tables into one
+(``python -m ordrank.results collect``)."""
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import sys
-import tempfile
-import traceback
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-CORE = ["experiment", "dataset", "algorithm"]
-KEYS = [*CORE, "seed", "step", "metric"]  # the online protocols' keys
-COLUMNS = [*KEYS, "value"]
-FINISHED = "FINISHED"  # in a job's folder: its table is complete; holds the config's fingerprint
-ERROR = "ERROR"        # in a job's folder: why its last attempt failed (removed when one succeeds)
-
-
-def protocol_keys(table: pd.DataFrame) -> list[str]:
-    """The protocol keys of a table laid out by :func:`finalize`: the columns between the core
-    columns (experiment, dataset, algorithm) and ``metric, value``. Any other layout is refused."""
-    columns = [str(c) for c in table.columns]
-    core = len(CORE)
-    if columns[:core] != CORE or "metric" not in columns or \
-            columns[columns.index("metric") + 1:columns.index("metric") + 2] != ["value"]:
-        raise ValueError(f"not a results table: its columns must start with {', '.join(CORE)}, then the "
-                         f"protocol keys, then metric, value (as finalize writes them); got {columns[:10]}")
-    return columns[core:columns.index("metric")]
-
-
-def key_columns(table: pd.DataFrame, keys=None) -> list[str]:
-    """The identifying columns of ``table``: core, the protocol keys (given, or the table's), metric."""
-    keys = protocol_keys(table) if keys is None else list(keys)
-    return [*CORE, *keys, "metric"]
-
-
-def concat_tables(tables) -> pd.DataFrame:
-    """Tables (of one protocol or several) as one, laid out as :func:`finalize` does: the union of
-    their protocol keys (in order of appearance) between the core columns and ``metric, value``."""
-    keys = list(dict.fromkeys(k for t in tables for k in protocol_keys(t)))
-    table = pd.concat(tables, ignore_index=True)
-    ordered = [*CORE, *keys, "metric", "value"]
-    return table[ordered + [c for c in table.columns if c not in ordered]]
-
-
-def curve_records(curves: np.ndarray, steps: np.ndarray, **constants) -> pd.DataFrame:
-    """Long table of per-seed curves: ``curves[i, j]`` is seed i's value at ``steps[j]``."""
-    n_seeds, n_steps = curves.shape
-    table = pd.DataFrame({
-        "seed": np.repeat(np.arange(n_seeds), n_steps),
-        "step": np.tile(np.asarray(steps, dtype=np.int64), n_seeds),
-        "value": curves.ravel().astype(np.float64),
-    })
-    for name, value in constants.items():
-        table.insert(0, name, value)
-    return table
-
-
-def flatten_config(config: dict, prefix: str = "config") -> dict:
-    """Nested config → ``{"config.a.b": scalar}``; lists and other non-scalars become JSON text."""
-    flat = {}
-    for key, value in config.items():
-        name = f"{prefix}.{key}"
-        if isinstance(value, dict):
-            flat.update(flatten_config(value, name))
-        elif value is None or isinstance(value, (bool, int, float, str)):
-            flat[name] = value if value is not None else "null"
-        else:
-            flat[name] = json.dumps(value)
-    return flat
-
-
-def finalize(table: pd.DataFrame, experiment: str, dataset: str, config: dict,
-             keys=("seed", "step")) -> pd.DataFrame:
-    """Add the experiment/dataset keys and config columns; order columns and rows canonically.
-
-    ``keys`` are the protocol's key columns (``protocol.keys``).
-    """
-    table = table.assign(experiment=experiment, dataset=dataset)
-    ordered = key_columns(table, keys)
-    missing = set(ordered + ["value"]) - set(table.columns)
-    if missing:
-        raise ValueError(f"results table lacks required columns {sorted(missing)}")
-    extra = [c for c in table.columns if c not in ordered and c != "value"]
-    table = table[ordered + ["value"] + extra]
-    config_cols = pd.DataFrame({k: [v] * len(table) for k, v in flatten_config(config).items()})
-    table = pd.concat([table.reset_index(drop=True), config_cols], axis=1)
-    return table.sort_values(ordered, kind="stable", ignore_index=True)
-
-
-@contextmanager
-def atomic_path(path: str | os.PathLike):
-    """Yield a temp path beside ``path``; on success it becomes ``path`` (chmod by umask, rename).
-
-    Readers never see a half-written file, and a failure leaves the old file (if any) untouched.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        yield tmp
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
-    """Write ``table`` to ``path`` (.parquet or .csv) atomically: a temp file, then a rename."""
-    path = Path(path)
-    if path.suffix not in (".parquet", ".csv"):
-        raise ValueError(f"unknown table format {path.suffix!r} for {path}: use .parquet or .csv")
-    with atomic_path(path) as tmp:
-        if path.suffix == ".parquet":
-            table.to_parquet(tmp, index=False, engine="pyarrow", compression="zstd")
-        else:
-            table.to_csv(tmp, index=False, float_format="%.17g")
-    return path
-
-
-def publish(path: str | os.PathLike, results_dir: str | os.PathLike, experiment: str,
-            name: str) -> Path:
-    """Copy a run's table, byte for byte, to ``<results_dir>/<experiment>/<name><suffix>`` atomically,
-    and its timings table (:func:`timings_path`) beside it; a stale timings table there is removed
-    when the run has none."""
-    path = Path(path)
-    target = Path(results_dir) / experiment / f"{name}{path.suffix}"
-    if timings_path(path).is_file():
-        with atomic_path(timings_path(target)) as tmp:
-            shutil.copyfile(timings_path(path), tmp)
-    else:
-        timings_path(target).unlink(missing_ok=True)
-    with atomic_path(target) as tmp:
-        shutil.copyfile(path, tmp)
-    return target
-
-
-def timings_path(path: str | os.PathLike) -> Path:
-    """The timings table beside a results table: ``benchmark.parquet`` → ``benchmark.timings.parquet``.
-
-    Measured seconds differ between two runs of the same config, so a protocol that measures them
-    names those metrics (its ``timing_metrics``) and the app writes their rows here, leaving the
-    results table byte for byte the same on a rerun. Same schema as the results table."""
-    path = Path(path)
-    return path.with_name(f"{path.stem}.timings{path.suffix}")
-
-
-def split_timings(table: pd.DataFrame, metrics) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(the rows whose metric is not among ``metrics``, the rows whose metric is), each re-indexed."""
-    timed = table["metric"].isin(list(metrics))
-    return table[~timed].reset_index(drop=True), table[timed].reset_index(drop=True)
-
-
-def read_timings(path: str | os.PathLike) -> pd.DataFrame | None:
-    """The timings table beside the results table ``path``, or None where there is none."""
-    timings = timings_path(path)
-    return read_table(timings) if timings.is_file() else None
-
-
-def read_table(path: str | os.PathLike) -> pd.DataFrame:
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"results table {path} not found")
-    return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
-
-
-def partial_path(path: str | os.PathLike) -> Path:
-    """Where a run keeps its finished pieces until it is done: ``results.parquet`` → ``results.partial.parquet``."""
-    path = Path(path)
-    return path.with_name(f"{path.stem}.partial{path.suffix}")
-
-
-def write_error(folder: str | os.PathLike, error: BaseException, overrides=None, note: str = "") -> Path:
-    """Record why a job failed in ``<folder>/ERROR`` (atomically).
-
-    Line 1 is the exception's one-line message (``Type: message``); then the job's overrides, an
-    optional note (e.g. what was kept), and the traceback.
-    """
-    message = " ".join(str(error).split()) or "(no message)"
-    lines = [f"{type(error).__name__}: {message}",
-             "overrides: " + (" ".join(map(str, overrides)) if overrides is not None else "(not a Hydra job)")]
-    if note:
-        lines.append(note)
-    lines += ["", *traceback.format_exception(error)]
-    target = Path(folder) / ERROR
-    with atomic_path(target) as tmp:
-        Path(tmp).write_text("\n".join(line.rstrip("\n") for line in lines) + "\n", encoding="utf-8")
-    return target
-
+from ordrank.results.tables import CORE, ERROR, FINISHED, concat_tables, key_columns
+from ordrank.results.files import partial_path, read_table, timings_path, write_table
 
 def duplicate_key_columns(table: pd.DataFrame) -> list[str]:
     """What identifies a row across jobs: its key columns and its job's configuration (``config.*``)."""
@@ -332,19 +139,12 @@ def sweep_jobs(folder: str | os.PathLike, name: str = "results.parquet") -> list
     return jobs
 
 
-def summarize(table: pd.DataFrame, by=("experiment", "dataset", "algorithm", "step", "metric")):
-    """Mean, standard error and count over seeds."""
-    grouped = table.groupby(list(by), sort=True)["value"]
-    out = grouped.agg(mean="mean", sem="sem", n="count").reset_index()
-    return out
-
-
 def main(argv=None) -> int:
     """``python -m ordrank.results collect SOURCE [SOURCE ...] -o OUT``: merge the finished tables of
     sweeps (a SOURCE that is a folder) and tables already merged (a SOURCE that is a ``.parquet`` or
     ``.csv`` file, e.g. the committed table that new sweeps add to), with their timings tables (into
     OUT's :func:`timings_path`); the peer pieces the jobs computed go into ``peer_cache.parquet``
-    beside OUT (:func:`ordrank.peer_cache.merge`).
+    beside OUT (:func:`ordrank.results.peer_cache.merge`).
 
     Writes the merged table of the finished jobs (atomically; OUT may be one of the SOURCEs), lists
     failed jobs (with their one-line error) and missing ones (killed or never started) on stderr, and
@@ -407,7 +207,7 @@ def main(argv=None) -> int:
     else:
         timings_path(args.out).unlink(missing_ok=True)
     write_table(table.sort_values(key_columns(table), kind="stable", ignore_index=True), args.out)
-    from ordrank.peer_cache import FILE, merge  # the jobs' peer pieces, into the cache beside OUT
+    from ordrank.results.peer_cache import FILE, merge  # the jobs' peer pieces, into the cache beside OUT
 
     peers = merge([job.folder / FILE for job in jobs if job.state == "finished" and (job.folder / FILE).is_file()],
                   args.out)
@@ -423,7 +223,3 @@ def main(argv=None) -> int:
               "above); start the sweep again with resume=true to run only those", file=sys.stderr)
         return 1
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -17,8 +17,8 @@ A job reads it (read-only) and writes the peer pieces it ran to ``<job folder>/p
 (``from_cache`` says which came from the cache); ``python -m ordrank.results collect ... -o T``
 merges the computed ones into ``peer_cache.parquet`` beside T (:func:`merge`, atomically). The
 setting ``peers: cached`` (default) uses the cache; ``peers=rerun`` fits every peer again, logs
-any piece whose rows differ from the cache and refreshes it. ``python -m ordrank.peer_cache prime``
-builds the caches from the committed tables (:mod:`ordrank.peer_cache_prime`).
+any piece whose rows differ from the cache and refreshes it. ``python -m ordrank.results.prime``
+builds the caches from the committed tables (:mod:`ordrank.results.prime`).
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 from sklearn.pipeline import Pipeline
 
-from ordrank.results import read_table, write_table
+from ordrank.results.files import read_table, write_table
 
 log = logging.getLogger(__name__)
 CACHE_VERSION = 1      # part of every key: bump it when the protocol's code changes a piece's rows
@@ -222,16 +222,3 @@ def merge(job_files, out_table: Path) -> str | None:
         kept = [t[~t["cache_key"].isin(set(new["cache_key"]))] for t in old]
         write_table(cache_table([*kept, new]).reset_index(drop=True), target)
     return f"peer cache {target}: {tally(job_files)}" + (f"; {new['cache_key'].nunique()} added" if len(new) else "")
-
-
-def main(argv=None) -> int:
-    """``python -m ordrank.peer_cache prime [EXPERIMENT ...]``: see :mod:`ordrank.peer_cache_prime`."""
-    from ordrank.peer_cache_prime import main as prime_main
-
-    return prime_main(argv)
-
-
-if __name__ == "__main__":
-    import sys
-
-    sys.exit(main())

@@ -1,4 +1,4 @@
-"""Prime the peer caches from the committed tables: ``python -m ordrank.peer_cache prime [EXPERIMENT ...]``.
+"""Prime the peer caches from the committed tables: ``python -m ordrank.results.prime [EXPERIMENT ...]``.
 
 For each experiment (default: every one below), each block of its committed table (a data set and
 its bins for the batch sweeps; the whole table for LETOR) is composed as its jobs are and its data
@@ -23,9 +23,9 @@ import numpy as np
 import pandas as pd
 
 from ordrank.metrics.ordinal import SCORINGS
-from ordrank.peer_cache import FILE, ROW_COLUMNS, cache_table, peer_package
+from ordrank.results.peer_cache import FILE, ROW_COLUMNS, cache_table, peer_package
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 # experiment -> (its config under conf/experiment, its committed table, the block columns -> overrides)
 SWEEP_BLOCK = {"dataset": "dataset.name", "bins": "dataset.bins"}
 EXPERIMENTS = {
@@ -112,10 +112,9 @@ def prime(experiment: str, results: Path, data_dir: str, conf: Path = REPO / "co
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ordrank.peer_cache", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m ordrank.results.prime", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
-    cmd = sub.add_parser("prime", help="build the peer caches from the committed tables")
+    cmd = parser
     cmd.add_argument("experiments", nargs="*", default=list(EXPERIMENTS), metavar="EXPERIMENT",
                      help=f"default: {' '.join(EXPERIMENTS)}")
     cmd.add_argument("--results", type=Path, default=REPO / "results")

@@ -1,0 +1,23 @@
+"""Tidy (long) results tables: the schema, atomic writes, publishing, aggregation of many runs.
+
+One row per (experiment, dataset, algorithm, <protocol keys>, metric) with the measured ``value``,
+then any extra columns a protocol adds (``user``, ``params``, ``status``), then the run's resolved
+configuration as ``config.*`` columns. The protocol keys are ``seed, step`` for online curves,
+``bins, split`` for train/test partitions and ``seed, n_train, m, p`` for subset ranking: each
+protocol class declares them (its ``keys`` attribute) and :func:`finalize` writes them between
+``algorithm`` and ``metric``, so a table says which of its columns are keys (:func:`protocol_keys`)
+and a new protocol needs no edit here. Figures and reports are group-bys of these tables.
+
+- :mod:`~ordrank.results.tables`: the schema (key and config columns, finalize, summarize);
+- :mod:`~ordrank.results.files`: atomic writes, publishing, timings tables, partial tables, ERROR;
+- :mod:`~ordrank.results.sweeps`: a sweep's jobs and ``python -m ordrank.results collect``;
+- :mod:`~ordrank.results.peer_cache` (and :mod:`~ordrank.results.prime`): the peers' pieces,
+  computed once per peer version and kept beside the results.
+"""
+from ordrank.results.files import (atomic_path, partial_path, publish, read_table, read_timings,  # noqa: F401
+                                   split_timings, timings_path, write_error, write_table)
+from ordrank.results.sweeps import (Job, collect, duplicate_key_columns, expected_jobs, main,  # noqa: F401
+                                    sweep_jobs)
+from ordrank.results.tables import (COLUMNS, CORE, ERROR, FINISHED, KEYS, concat_tables,  # noqa: F401
+                                    curve_records, finalize, flatten_config, key_columns, protocol_keys,
+                                    summarize)
