@@ -142,7 +142,8 @@ def test_a_failed_download_points_at_the_offline_import(tmp_path, monkeypatch):
     with pytest.raises(registry.FetchError, match=r"could not download .*python -m ordrank\.data import "
                                                   r"movielens-100k PATH"):
         registry.fetch("movielens-100k", tmp_path / "data", base_url="http://127.0.0.1:9")
-    assert "python -m ordrank.data import orca PATH" in registry.missing(["orca"], tmp_path / "data")[0]
+    with pytest.raises(FileNotFoundError, match=r"without internet access: python -m ordrank\.data import NAME PATH"):
+        registry.require(["orca"], tmp_path / "data")
 
 
 def test_the_skip_reason_names_data_and_the_offline_import(tmp_path):
