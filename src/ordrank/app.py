@@ -28,6 +28,7 @@ from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from tqdm.contrib.logging import logging_redirect_tqdm
 
+from ordrank.datasets import naming
 from ordrank.resume import reusable_pieces
 from ordrank.settings import check_unread_keys
 from ordrank.results import (ERROR, FINISHED, finalize, partial_path, publish, split_timings,
@@ -155,8 +156,7 @@ def build(cfg: DictConfig) -> dict:
         except (ValueError, TypeError) as error:
             raise _prefixed(error, f"algorithms.{name}") from error
         learners[str(name)] = learner
-    dataset_spec = OmegaConf.to_container(cfg.dataset, resolve=True)
-    dataset_spec.pop("name", None)
+    dataset_spec = naming.dataset_spec(cfg.dataset)  # a path given to a named data set is refused
     protocol_spec = OmegaConf.to_container(cfg.protocol, resolve=True)
     if protocol_spec.get("grids"):  # grids of configured algorithms that `only` leaves out
         protocol_spec["grids"] = {name: grid for name, grid in protocol_spec["grids"].items()
@@ -168,8 +168,10 @@ def build(cfg: DictConfig) -> dict:
     if features is not None and getattr(protocol, "splits_data", False):
         learners = {name: make_pipeline(clone(features), learner) for name, learner in learners.items()}
         features = None
+    dataset = instantiate(dataset_spec, _convert_="all")
+    naming.check_name(cfg.dataset)  # a user's folder under another data set's name is refused
     return {
-        "dataset": instantiate(dataset_spec, _convert_="all"),
+        "dataset": dataset,
         "protocol": protocol,
         "features": features,
         "learners": learners,
