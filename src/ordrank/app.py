@@ -28,6 +28,7 @@ from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from tqdm.contrib.logging import logging_redirect_tqdm
 
+from ordrank.config_columns import run_config
 from ordrank.datasets import naming
 from ordrank.resume import reusable_pieces
 from ordrank.settings import check_unread_keys
@@ -35,18 +36,6 @@ from ordrank.results import (ERROR, FINISHED, finalize, partial_path, publish, s
                              timings_path, write_error, write_table)
 
 log = logging.getLogger(__name__)
-# left out of the config columns: where files are is not part of a result (so tables made on different
-# machines compare equal), `experiment` already has a column of its own, and `report` (how the
-# report shows the table, ordrank.reports.ReportSpec) does not change a row
-LOCATION_KEYS = {"hydra", "experiment", "data_dir", "path_or_data_dir", "table_name", "publish",
-                 "results_dir", "only", "resume", "report"}
-
-
-def _without(config, keys):
-    """``config`` with every entry named in ``keys`` removed, at any depth."""
-    if not isinstance(config, dict):
-        return config
-    return {k: _without(v, keys) for k, v in config.items() if k not in keys}
 
 
 def instantiate(spec, **kwargs):
@@ -259,9 +248,8 @@ def _multirun() -> bool:
 def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
     parts = build(cfg)
     kept["checked"] = True  # every setting is valid; from here on the run computes
-    resolved = OmegaConf.to_container(cfg, resolve=True)
-    config = _without(resolved, LOCATION_KEYS)
-    only = resolved.get("only")  # not a config column, but it picks the rows: part of the fingerprint
+    config = run_config(cfg)  # the config columns (ordrank.config_columns: what is left out, and why)
+    only = OmegaConf.to_container(cfg, resolve=True).get("only")  # not a column, but it picks the rows
     key = fingerprint(config if only is None else {**config, "only": only})
     path = output_dir / cfg.table_name
     partial = partial_path(path)
