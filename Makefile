@@ -45,11 +45,13 @@ benchmark: $(STAMP)   ## svor_benchmark: 24 ORCA sets (12 x 5, 10 bins; docs/res
 	$(BIN)/python -m ordrank.results collect multirun/svor_benchmark -o results/svor_benchmark/benchmark.parquet
 	$(BIN)/python experiments/report_svor_benchmark.py
 
+# Every output under build/quick/ (git-ignored, as reproduce-quick's): never the committed results or figures.
 benchmark-quick: $(STAMP)   ## the same code path at CI size (two data sets, two partitions)
 	$(BIN)/python run.py -m +experiment=svor_benchmark_quick hydra/launcher=joblib
-	$(BIN)/python -m ordrank.results collect multirun/svor_benchmark_quick -o results/svor_benchmark_quick/benchmark.parquet
-	$(BIN)/python experiments/report_svor_benchmark.py --table results/svor_benchmark_quick/benchmark.parquet \
-		--out results/svor_benchmark_quick --figure figures/svor_benchmark_quick_scatter.png
+	$(BIN)/python -m ordrank.results collect multirun/svor_benchmark_quick -o build/quick/results/svor_benchmark_quick/benchmark.parquet
+	$(BIN)/python experiments/report_svor_benchmark.py --table build/quick/results/svor_benchmark_quick/benchmark.parquet \
+		--out build/quick/results/svor_benchmark_quick --figure build/quick/figures/svor_benchmark_quick_scatter.png \
+		--cd-figure build/quick/figures/svor_benchmark_quick_cd.png
 
 figures: $(STAMP)   ## reports, figures and docs/results tables from the committed tables (no runs)
 	$(BIN)/python experiments/reproduce.py --redraw

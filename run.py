@@ -20,6 +20,7 @@ from omegaconf.errors import OmegaConfBaseException
 
 from ordrank.algorithms import FitFailed
 from ordrank.app import run
+from ordrank.datasets.naming import override_hint
 from ordrank.resume import RememberSweep
 
 CONF = Path(__file__).resolve().parent / "conf"
@@ -120,7 +121,8 @@ def _message(error: BaseException) -> str:
                      if line.strip() and not line.startswith(("Config search path", "\tprovider=")))
     if isinstance(error, HydraException) and isinstance(error.__cause__, OmegaConfBaseException):
         text += f" ({str(error.__cause__).splitlines()[0]})"
-    return " ".join(text.split()) or type(error).__name__
+    text = " ".join(text.split())
+    return text + override_hint(text) if text else type(error).__name__
 
 
 def stopped_sweep(folder: Path, reason: KeyboardInterrupt) -> str:

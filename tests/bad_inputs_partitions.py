@@ -1,7 +1,7 @@
 """Bad inputs of a user's partition folder (dataset=partitions; rows of the table in tests/test_bad_inputs.py)."""
 from ordrank.datasets.partition_folder import PartitionFolder
 
-from conftest import Case, write
+from conftest import Case, make_cfg, write
 
 TRAIN = "0.1 1 1\n0.2 2 2\n0.3 1 3\n0.4 2 1\n"
 TEST = "0.5 1 2\n0.6 2 3\n"
@@ -31,7 +31,30 @@ def chu(train_line: str):
     return trigger
 
 
+def build_on_folder(*overrides):
+    """A trigger: build (as ``python run.py`` does before any work) a config reading ``<tmp>/auto``."""
+    def trigger(tmp):
+        from ordrank.app import build
+
+        orca()(tmp)
+        return build(make_cfg([*overrides, f"data_dir={tmp}"]))
+    return trigger
+
+
 CASES = [
+    Case("partitions-name-of-another-set", "`+experiment=svor_benchmark dataset=partitions dataset.path=<folder> "
+         "dataset.bins=null` (the experiment's `dataset.name: pyrim` labelled the user's rows `pyrim`)", ValueError,
+         r"^dataset\.name=pyrim is another data set's name \(the ORCA and Chu benchmarks \(dataset=orca, "
+         r"dataset=chu\)\), not that of your folder auto: set dataset\.name=<its name> \(the table's `dataset` "
+         r"column\)$",
+         build_on_folder("+experiment=svor_benchmark", "dataset=partitions", "dataset.path=auto",
+                         "dataset.bins=null", "only=PRank")),
+    Case("named-set-given-a-path", "`+experiment=svor_benchmark_quick +dataset.path=<folder>` (was: "
+         "BenchmarkData got an unexpected keyword argument 'path')", ValueError,
+         r"^dataset\.path=auto: the data set 'pyrim' is a named one \(ordrank\.datasets\.partitions\.BenchmarkData\), "
+         r"not a folder; for your own folder or archive of train/test partitions use dataset=partitions "
+         r"dataset\.path=auto dataset\.name=<its name>",
+         build_on_folder("+experiment=svor_benchmark_quick", "+dataset.path=auto", "only=PRank")),
     Case("partitions-column-count", "a user's test file with one column more than its train file", ValueError,
          r"^<tmp>/auto/matlab/test_auto\.data\.0 has 4 columns but <tmp>/auto/matlab/train_auto\.data\.0 has 3 "
          r"\(inputs and label\): train and test must have the same columns$",

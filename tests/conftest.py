@@ -61,10 +61,12 @@ def shared_data_dir() -> Path:
     """
     path = Path(os.environ.get("ORDRANK_DATA") or REPO / "data")
     if not path.is_dir():
-        problem = f"real data directory {path} not found (set ORDRANK_DATA)"
+        problem = (f"real data directory {path} not found (set ORDRANK_DATA, or put the sets in data/: "
+                   "python -m ordrank.data fetch NAME, or offline python -m ordrank.data import NAME PATH)")
     else:
         missing = missing_data(path)
-        problem = f"data missing under {path}: {'; '.join(missing)}" if missing else None
+        problem = (f"data missing under {path}: {'; '.join(missing)} (offline: python -m ordrank.data "
+                   "import NAME PATH)") if missing else None
     if problem:
         if under_ci():
             pytest.fail(f"CI: {problem}")

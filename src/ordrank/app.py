@@ -28,6 +28,8 @@ from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from tqdm.contrib.logging import logging_redirect_tqdm
 
+from ordrank.config_columns import run_config
+from ordrank.datasets import naming
 from ordrank.results import peer_cache
 from ordrank.resume import reusable_pieces
 from ordrank.settings import check_unread_keys
@@ -35,18 +37,6 @@ from ordrank.results import (ERROR, FINISHED, finalize, partial_path, publish, s
                              timings_path, write_error, write_table)
 
 log = logging.getLogger(__name__)
-# left out of the config columns: where files are is not part of a result (so tables made on different
-# machines compare equal), `experiment` has a column of its own, `report` (ordrank.reports.ReportSpec)
-# does not change a row
-LOCATION_KEYS = {"hydra", "experiment", "data_dir", "path_or_data_dir", "table_name", "publish",
-                 "results_dir", "only", "resume", "report", "peers"}  # peers: where a peer's rows come from
-
-
-def _without(config, keys):
-    """``config`` with every entry named in ``keys`` removed, at any depth."""
-    if not isinstance(config, dict):
-        return config
-    return {k: _without(v, keys) for k, v in config.items() if k not in keys}
 
 
 def instantiate(spec, **kwargs):
@@ -156,8 +146,7 @@ def build(cfg: DictConfig) -> dict:
         except (ValueError, TypeError) as error:
             raise _prefixed(error, f"algorithms.{name}") from error
         learners[str(name)] = learner
-    dataset_spec = OmegaConf.to_container(cfg.dataset, resolve=True)
-    dataset_spec.pop("name", None)
+    dataset_spec = naming.dataset_spec(cfg.dataset)  # a path given to a named data set is refused
     protocol_spec = OmegaConf.to_container(cfg.protocol, resolve=True)
     if protocol_spec.get("grids"):  # grids of configured algorithms that `only` leaves out
         protocol_spec["grids"] = {name: grid for name, grid in protocol_spec["grids"].items()
@@ -169,8 +158,10 @@ def build(cfg: DictConfig) -> dict:
     if features is not None and getattr(protocol, "splits_data", False):
         learners = {name: make_pipeline(clone(features), learner) for name, learner in learners.items()}
         features = None
+    dataset = instantiate(dataset_spec, _convert_="all")
+    naming.check_name(cfg.dataset)  # a user's folder under another data set's name is refused
     return {
-        "dataset": instantiate(dataset_spec, _convert_="all"),
+        "dataset": dataset,
         "protocol": protocol,
         "features": features,
         "learners": learners,
@@ -258,9 +249,8 @@ def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
     parts = build(cfg)
     peers = peer_cache.attach(cfg, parts["protocol"], output_dir)  # where the peers' rows come from
     kept["checked"] = True  # every setting is valid; from here on the run computes
-    resolved = OmegaConf.to_container(cfg, resolve=True)
-    config = _without(resolved, LOCATION_KEYS)
-    only = resolved.get("only")  # not a config column, but it picks the rows: part of the fingerprint
+    config = run_config(cfg)  # the config columns (ordrank.config_columns: what is left out, and why)
+    only = OmegaConf.to_container(cfg, resolve=True).get("only")  # not a column, but it picks the rows
     key = fingerprint(config if only is None else {**config, "only": only})
     path = output_dir / cfg.table_name
     partial = partial_path(path)

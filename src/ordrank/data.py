@@ -18,6 +18,12 @@ from ordrank.datasets.install import install_local, mirror_paths
 from ordrank.datasets.ratings import resolve_data_dir
 
 
+DESCRIPTION = ("Get the real data sets into the data directory (--data-dir, else $ORDRANK_DATA, else data/): "
+               "list them, fetch NAME... (or all) from the internet, check NAME..., import NAME PATH from a "
+               "local folder or archive (offline: files copied from another machine or a mirror; "
+               "mirror-paths NAME... lists them). Every file is verified against its pinned checksum.")
+
+
 def _size(n_bytes: int) -> str:
     return f"{n_bytes / 1e6:.1f} MB" if n_bytes >= 1e5 else f"{n_bytes / 1e3:.0f} kB"
 
@@ -43,7 +49,7 @@ def list_sets(data_dir=None) -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ordrank.data", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m ordrank.data", description=DESCRIPTION)
     parser.add_argument("--data-dir", help="data directory (default: $ORDRANK_DATA, else data/)")
     commands = parser.add_subparsers(dest="command", required=True)
     show = commands.add_parser("list", help="each known set: complete?, size, origin")

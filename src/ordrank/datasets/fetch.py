@@ -140,12 +140,19 @@ def missing(names: Iterable[str], data_dir: str | os.PathLike | None = None) -> 
     return lines
 
 
+def offline(name: str) -> str:
+    """How to install set ``name`` without internet access, in words (for the error messages)."""
+    return (f"without internet access: copy its files from another machine (python -m ordrank.data "
+            f"mirror-paths {name} lists them) and install them with python -m ordrank.data import {name} PATH")
+
+
 def require(names: Iterable[str], data_dir: str | os.PathLike | None = None) -> None:
     """Raise FileNotFoundError listing :func:`missing` ``(names, data_dir)`` unless every set is complete."""
     lines = missing(names, data_dir)
     if lines:
         raise FileNotFoundError(f"data sets missing or incomplete under {resolve_data_dir(data_dir).absolute()} "
-                                "(set ORDRANK_DATA or --data-dir):\n" + "\n".join(f"- {line}" for line in lines))
+                                "(set ORDRANK_DATA or --data-dir; without internet access: python -m ordrank.data "
+                                "import NAME PATH):\n" + "\n".join(f"- {line}" for line in lines))
 
 
 # --- fetching ------------------------------------------------------------------------------------------
@@ -231,7 +238,7 @@ def _download(ds: DataSet, folder: Path, base_url: str | None) -> None:
         except ValueError as error:  # pooch: hash mismatch (after the retries)
             raise FetchError(f"{ds.name}: {urls[d.path]} does not match its pinned checksum: {error}") from None
         except (requests.RequestException, OSError) as error:  # connection, HTTP status, timeout, disk
-            raise FetchError(f"{ds.name}: could not download {urls[d.path]}: {error}") from None
+            raise FetchError(f"{ds.name}: could not download {urls[d.path]}: {error}; {offline(ds.name)}") from None
 
 
 def _move_into_place(new: Path, target: Path) -> None:

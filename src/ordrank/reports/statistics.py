@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 
 from ordrank.reports.paired_tests import (cd_groups, exact_differences, friedman as friedman_test, holm,
-                                  mean_and_sign, nemenyi_cd, over_benchmarks, rank_rows, wilcoxon_pvalue)
+                                          mean_and_sign, nemenyi_cd, nemenyi_q, over_benchmarks, rank_rows,
+                                          tie_groups, wilcoxon_pvalue)
 from ordrank.reports.spec import ReportSpec, spec_for as _spec
 from ordrank.reports.summaries import column_order, metric_rows, summary
 
@@ -100,9 +101,11 @@ def average_ranks(table: pd.DataFrame, metric: str, spec: ReportSpec | None = No
         return ranks, friedman
     values = wide[complete].to_numpy()
     result = friedman_test(values)
+    k, n, mean_ranks = len(complete), len(wide), rank_rows(values).mean(axis=0)
     friedman.update(statistic=result["chi2"], pvalue=result["pvalue"], F=result["F"],
-                    F_pvalue=result["F_pvalue"], cd=nemenyi_cd(len(complete), len(wide), ALPHA),
-                    ranks=dict(zip(complete, rank_rows(values).mean(axis=0))))
+                    F_pvalue=result["F_pvalue"], cd=nemenyi_cd(k, n, ALPHA), ranks=dict(zip(complete, mean_ranks)),
+                    tied=int(sum(len(np.unique(row)) < k for row in tie_groups(values))),
+                    uncorrected=12 * n / (k * (k + 1)) * float(((mean_ranks - (k + 1) / 2) ** 2).sum()))
     friedman["note"] = (f"chi2({len(complete) - 1}) = {result['chi2']:.3f}, p = {result['pvalue']:.3g}; "
                         f"Iman–Davenport F({result['df1']}, {result['df2']}) = {result['F']:.3f}, "
                         f"p = {result['F_pvalue']:.3g}; over {len(complete)} algorithms and "
@@ -190,6 +193,34 @@ def _rankings(table: pd.DataFrame, metric: str, spec: ReportSpec) -> list:
     if spec.peers and len(methods) < len(present):
         out.append(("among the methods", average_ranks(table, metric, spec, among=methods)))
     return out
+
+
+def statistics_notes(table: pd.DataFrame, metric: str, spec: ReportSpec | None = None) -> str:
+    """Markdown: how :func:`rank_statistics_markdown`'s numbers are computed where they differ from
+    Demšar's (2006) text: Friedman's χ² corrected for ties (with the uncorrected value, his eq.) and
+    Nemenyi's q_α from the studentized range (his Table 5 lists k ≤ 10). Empty when no test applies."""
+    spec = _spec(table, spec)
+    tested = [(among or "all", f) for among, (_, f) in _rankings(table, metric, spec)
+              if not np.isnan(f["statistic"])]
+    if not tested:
+        return ""
+
+    def tied(among, f):
+        n, t = f["n_datasets"], f["tied"]
+        if not t:
+            return f"{among}, none of the {n} benchmarks has tied means (no correction)"
+        return (f"{among}, {t} of the {n} benchmarks {'has' if t == 1 else 'have'} tied means (without "
+                f"the correction, χ² = {f['uncorrected']:.2f})")
+
+    ties = "; ".join(tied(among, f) for among, f in tested)
+    ks = sorted({f["k"] for _, f in tested}, reverse=True)
+    qs = " and ".join(f"{nemenyi_q(k, ALPHA):.3f} for k = {k}" for k in ks)
+    where = ("beyond Demšar's Table 5 (k ≤ 10, whose values this quantile gives within 0.001)"
+             if max(ks) > 10 else "as in Demšar's Table 5 (within 0.001)")
+    return (f"Friedman's χ² above is corrected for ties (divided by 1 − Σ(t³ − t)/(N k (k² − 1)), t the "
+            f"sizes of the groups of equal means, as scipy's `friedmanchisquare`), where Demšar (2006) gives "
+            f"the uncorrected statistic: {ties}. Nemenyi's q_α (α = {ALPHA}) is the studentized range's "
+            f"1 − α quantile for k groups and infinite degrees of freedom, divided by √2: q = {qs}, {where}.\n")
 
 
 def rank_statistics_markdown(table: pd.DataFrame, metric: str, spec: ReportSpec | None = None) -> str:

@@ -16,7 +16,7 @@ import pandas as pd
 
 from ordrank.reports.spec import ReportSpec, spec_for as _spec
 from ordrank.reports.statistics import (ALPHA, _rankings, friedman_line, paired_markdown, paired_wilcoxon,
-                                        rank_statistics_markdown, rank_table)
+                                        rank_statistics_markdown, rank_table, statistics_notes)
 from ordrank.reports.summaries import _mean_sem, column_order, summary
 from ordrank.reports.yardsticks import yardstick_markdown, yardstick_tests, yardstick_time_markdown, yardstick_times
 from ordrank.results import atomic_path, write_table
@@ -166,6 +166,8 @@ def write_report(table: pd.DataFrame, out_dir, reference: str | None = None, ord
             if statistics:
                 parts += ["", "### Rank statistics (Demšar 2006)", "",
                           rank_statistics_markdown(table, metric, spec).rstrip("\n")]
+                notes = statistics_notes(table, metric, spec).rstrip("\n")
+                parts += ["", notes] if notes else []
             if paired:
                 parts += ["", f"### Paired tests against {spec.reference}", "",
                           paired_markdown(table, metric, order, spec=spec).rstrip("\n")]

@@ -60,9 +60,9 @@ def _blocks(table: pd.DataFrame, block: dict):
 def prime(experiment: str, results: Path, data_dir: str, conf: Path = REPO / "conf") -> tuple[Path, str]:
     """Write ``<results>/<experiment>/peer_cache.parquet`` from the committed table; (path, summary)."""
     from hydra import compose, initialize_config_dir
-    from omegaconf import OmegaConf
 
-    from ordrank.app import LOCATION_KEYS, _without, build
+    from ordrank.app import build
+    from ordrank.config_columns import run_config
     from ordrank.results import flatten_config, read_table, read_timings, write_table
 
     config_name, table_name, block = EXPERIMENTS[experiment]
@@ -77,7 +77,7 @@ def prime(experiment: str, results: Path, data_dir: str, conf: Path = REPO / "co
                                                f"data_dir={data_dir}", "only=null"])
         built = build(cfg)
         protocol, dataset = built["protocol"], built["dataset"]
-        config = flatten_config(_without(OmegaConf.to_container(cfg, resolve=True), LOCATION_KEYS))
+        config = flatten_config(run_config(cfg))
         pieces_key = protocol.keys[-1]  # split, fold: what a job's protocol setting picks
         config = {k: v for k, v in config.items() if not k.startswith(f"config.protocol.{pieces_key}")}
         order = [*getattr(protocol, "metrics", SCORINGS), *getattr(protocol, "timing_metrics", ())]
