@@ -3,6 +3,7 @@
     python benchmarks/bench_model_selection.py [--sizes 1000 3000] [--repeats 3]
                                                [--dataset abalone --bins 10 --split 0]
                                                [--learners SVORIM SVOREX Reduction-SVM] [--skip-fits]
+                                               [--smo [--smo-splits 0 1 2]]
 
 (a) One SVORIM fit (Gaussian kernel, C = 1, γ = 0.1, tol 1e-3; benchmarks/bench_svor.py's synthetic
 data, noise 0.2): ordrank's configured solver (Clarabel; from 1000 rows the working set), ordrank's
@@ -18,7 +19,10 @@ fold, so SVOR's compiled problems, one per fold and γ, were evicted from the 8-
 their next C, and Reduction-SVM built its extended Gram matrix at every fit); "after" is
 ``select`` now (fold by fold, C fastest, inside ``qp.cache.reuse()``). Wall and CPU seconds,
 whether every grid point's mean CV score, the chosen values and the test MAE of the refit are
-identical (==, not within a tolerance).
+identical (==, not within a tolerance). ``--smo`` also selects SVORIM and SVOREX with
+``solver="SMO"`` (a solver change: other floating-point results, the same optimum within ``tol``)
+on each of ``--smo-splits`` and prints its time and where its choice, test MAE and zero-one error
+differ from the configured solver's.
 
 Run on demand (not a test); the numbers depend on the machine's load, CPU seconds less so.
 """
@@ -47,7 +51,7 @@ from skordinal.classifiers import SVOR as SkordinalSVOR  # noqa: E402
 from ordrank.algorithms.batch.svor import SVOR  # noqa: E402
 from ordrank.algorithms.qp import cache  # noqa: E402
 from ordrank.app import build  # noqa: E402
-from ordrank.metrics.ordinal import SCORINGS, mean_absolute_error  # noqa: E402
+from ordrank.metrics.ordinal import SCORINGS, mean_absolute_error, mean_zero_one_error  # noqa: E402
 from ordrank.protocols.partitions import _prefixed  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -157,6 +161,27 @@ def grid_search(dataset, bins, split, learners, repeats):
           f"{totals['after'][0]:6.2f} / {totals['after'][1]:6.2f}")
 
 
+def smo_selection(dataset, bins, splits, learners):
+    """The configured solver against solver="SMO" in model selection, select's order (after)."""
+    print(f"(c) SVOR's model selection with solver='SMO' on {dataset}, {bins} bins (wall s / CPU s; "
+          "select, then the refit's test errors)")
+    for split in splits:
+        protocol, models, folds, (X, y, X_test, y_test) = job(dataset, bins, split, learners)
+        for name in learners:
+            if name not in ("SVORIM", "SVOREX"):
+                continue
+            line = []
+            for label, model in (("configured", models[name]),
+                                 ("SMO", clone(models[name]).set_params(svor__solver="SMO"))):
+                params, wall, cpu = timed(
+                    lambda: protocol.select(model, protocol.grids[name], folds, X, y))
+                predicted = clone(model).set_params(**params).fit(X, y).predict(X_test)
+                line.append(f"{label} {wall:6.2f} / {cpu:6.2f} {params} MAE "
+                            f"{mean_absolute_error(y_test, predicted):.6f} zero-one "
+                            f"{mean_zero_one_error(y_test, predicted):.6f}")
+            print(f"  split {split} {name:7s} " + "  |  ".join(line))
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -166,11 +191,17 @@ def main(argv=None):
     parser.add_argument("--bins", type=int, default=10)
     parser.add_argument("--split", type=int, default=0)
     parser.add_argument("--learners", nargs="+", default=["SVORIM", "SVOREX", "Reduction-SVM"])
-    parser.add_argument("--skip-fits", action="store_true", help="only (b)")
+    parser.add_argument("--skip-fits", action="store_true", help="no (a)")
+    parser.add_argument("--skip-grid", action="store_true", help="no (b)")
+    parser.add_argument("--smo", action="store_true", help="(c): SVOR's selection with the SMO")
+    parser.add_argument("--smo-splits", type=int, nargs="+", default=[0])
     args = parser.parse_args(argv)
     if not args.skip_fits:
         one_fit(args.sizes, args.repeats)
-    grid_search(args.dataset, args.bins, args.split, args.learners, args.repeats)
+    if not args.skip_grid:
+        grid_search(args.dataset, args.bins, args.split, args.learners, args.repeats)
+    if args.smo:
+        smo_selection(args.dataset, args.bins, args.smo_splits, args.learners)
 
 
 if __name__ == "__main__":
