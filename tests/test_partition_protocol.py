@@ -1,14 +1,18 @@
 """The train/test partition protocol: selection by CV, refit, test, failures recorded, pipelines."""
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.metrics import make_scorer
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from ordrank.algorithms import PRank
+from ordrank.metrics.ordinal import mean_absolute_error
 from ordrank.protocols.partitions import TrainTestPartitions
 
 
@@ -109,3 +113,59 @@ def test_labels_outside_the_ranks_are_named():
 
     with pytest.raises(ValueError, match="test labels of partition 0 has rank"):
         list(TrainTestPartitions(splits=0).iter_run(Bad(), {"S": Shifted()}))
+
+
+class Recorded(Shifted):
+    """Shifted with two more grid parameters; every fit appends (sum of its inputs, C, gamma)."""
+
+    fits: list = []
+
+    def __init__(self, shift=1, C=1.0, gamma=1.0):
+        super().__init__(shift)
+        self.C, self.gamma = C, gamma
+
+    def fit(self, X, y):
+        if self.C == 10 and self.gamma == 0.5:
+            raise RuntimeError("this grid point fails")
+        Recorded.fits.append((float(np.sum(X)), self.C, self.gamma))
+        return super().fit(X, y)
+
+    def predict(self, X):  # the shift, and a cost that depends on C and gamma in some folds
+        noisy = np.asarray(X)[:, 0] * 10 % 1 < 0.1 * self.C * self.gamma
+        return np.clip(super().predict(X) + noisy, 1, 3)
+
+
+def test_selection_goes_fold_by_fold_with_C_fastest():
+    """Grid points sharing everything but C are fitted in a row (a learner's per-kernel cache
+    serves them); on the old GridSearchCV order (each point on every fold) this fails."""
+    Recorded.fits = []
+    X, y, _, _ = Partitioned().split(0)
+    protocol = TrainTestPartitions(cv_folds=3)
+    folds = StratifiedKFold(3, shuffle=True, random_state=0)
+    protocol.select(Recorded(), {"gamma": [0.5, 1.0], "C": [1, 10, 100]}, folds, X, y)
+    firsts = [row for row, _, _ in Recorded.fits]
+    assert firsts == sorted(firsts, key=firsts.index)  # each fold's fits together
+    first_fold = [(C, gamma) for row, C, gamma in Recorded.fits if row == firsts[0]]
+    assert first_fold == [(1, 0.5), (100, 0.5), (1, 1.0), (10, 1.0), (100, 1.0)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_selection_chooses_as_grid_search_did(seed):
+    """The choice of scikit-learn's GridSearchCV (the former select), failed points included."""
+    X, y, _, _ = Partitioned().split(seed)
+    grid = {"C": [1, 10, 100], "gamma": [0.5, 1.0], "shift": [0, 1]}
+    folds = StratifiedKFold(3, shuffle=True, random_state=seed)
+    search = GridSearchCV(Recorded(), grid, cv=folds, refit=False, error_score=np.nan,
+                          scoring=make_scorer(mean_absolute_error, greater_is_better=False))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search.fit(X, y)
+    expected = search.cv_results_["params"][int(np.nanargmax(search.cv_results_["mean_test_score"]))]
+    assert TrainTestPartitions(cv_folds=3).select(Recorded(), grid, folds, X, y) == expected
+
+
+def test_selection_where_every_point_fails_names_the_error():
+    X, y, _, _ = Partitioned().split(0)
+    folds = StratifiedKFold(3, shuffle=True, random_state=0)
+    with pytest.raises(RuntimeError, match="every grid point failed.*solver status: infeasible"):
+        TrainTestPartitions(cv_folds=3).select(Fails(), {"shift": [0, 1]}, folds, X, y)

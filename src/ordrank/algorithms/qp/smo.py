@@ -73,6 +73,8 @@ def smo(K, i_of, j_of, s, k, C, tol, max_iter, explicit):
     up_min, up_arg = np.empty(k - 1), np.empty(k - 1, np.int64)
     low_max, low_arg = np.empty(k - 1), np.empty(k - 1, np.int64)
     eps = 1e-12 * C
+    by_j = np.argsort(j_of, kind="mergesort")  # the variables of each threshold, ascending
+    starts = np.searchsorted(j_of[by_j], np.arange(k))
     for it in range(max_iter):
         # first order: per threshold, the smallest e of the up set, the largest of the low set
         up_min[:], low_max[:] = np.inf, -np.inf
@@ -104,9 +106,12 @@ def smo(K, i_of, j_of, s, k, C, tol, max_iter, explicit):
         ib, eb = i_of[b], low_max[jb]
         ok = _allowed(jb, P, k, explicit, eps)
         best, a = -1.0, -1
-        for v in range(m):
-            j = j_of[v]
-            if not ok[j] or not _can_raise(g[v], s[v], C):
+        # implicit: only b's threshold is allowed, so only its variables (ascending, as the
+        # full scan meets them: the same pair); explicit: every variable of an allowed one
+        first, stop = (0, m) if explicit else (starts[jb], starts[jb + 1])
+        for t in range(first, stop):
+            v = t if explicit else by_j[t]
+            if not ok[j_of[v]] or not _can_raise(g[v], s[v], C):
                 continue
             diff = eb - (f[i_of[v]] - s[v])
             if diff <= 0:

@@ -1,0 +1,208 @@
+"""Model selection of the SVOR benchmark's kernel learners, and one SVORIM fit against the C SMO.
+
+    python benchmarks/bench_model_selection.py [--sizes 1000 3000] [--repeats 3]
+                                               [--dataset abalone --bins 10 --split 0]
+                                               [--learners SVORIM SVOREX Reduction-SVM] [--skip-fits]
+                                               [--smo [--smo-splits 0 1 2]]
+
+(a) One SVORIM fit (Gaussian kernel, C = 1, γ = 0.1, tol 1e-3; benchmarks/bench_svor.py's synthetic
+data, noise 0.2): ordrank's configured solver (Clarabel; from 1000 rows the working set), ordrank's
+SMO (``solver="SMO"``) and skordinal's SVOR (Chu & Keerthi's C SMO), best of ``--repeats``
+alternating runs (the compiled-problem cache cleared before each of ours), one thread each; the
+time ratio ordrank/skordinal and the share of equal predictions on the training rows.
+
+(b) The model selection of one job of ``+experiment=svor_benchmark`` (data set, bins, partition;
+the experiment's grids and 3 folds; ORDRANK_DATA must hold the ORCA data) for each learner,
+before and after, alternating: "before" is scikit-learn's GridSearchCV as
+``TrainTestPartitions.select`` ran it up to this change (candidate-major: each grid point on every
+fold, so SVOR's compiled problems, one per fold and γ, were evicted from the 8-entry cache before
+their next C, and Reduction-SVM built its extended Gram matrix at every fit); "after" is
+``select`` now (fold by fold, C fastest, inside ``qp.cache.reuse()``). Wall and CPU seconds,
+whether every grid point's mean CV score, the chosen values and the test MAE of the refit are
+identical (==, not within a tolerance). ``--smo`` also selects SVORIM and SVOREX with
+``solver="SMO"`` (a solver change: other floating-point results, the same optimum within ``tol``)
+on each of ``--smo-splits`` and prints its time and where its choice, test MAE and zero-one error
+differ from the configured solver's.
+
+Run on demand (not a test); the numbers depend on the machine's load, CPU seconds less so.
+"""
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS",
+             "RAYON_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")  # one thread each, before numpy, numba and clarabel load
+
+import argparse  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+from hydra import compose, initialize_config_dir  # noqa: E402
+from sklearn.base import clone  # noqa: E402
+from sklearn.exceptions import FitFailedWarning  # noqa: E402
+from sklearn.metrics import make_scorer  # noqa: E402
+from sklearn.model_selection import GridSearchCV, StratifiedKFold  # noqa: E402
+from skordinal.classifiers import SVOR as SkordinalSVOR  # noqa: E402
+
+from ordrank.algorithms.batch.svor import SVOR  # noqa: E402
+from ordrank.algorithms.qp import cache  # noqa: E402
+from ordrank.app import build  # noqa: E402
+from ordrank.metrics.ordinal import SCORINGS, mean_absolute_error, mean_zero_one_error  # noqa: E402
+from ordrank.protocols.partitions import _prefixed  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from bench_svor import synthetic  # noqa: E402
+
+
+def timed(run):
+    cache.clear_cache()
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = run()
+    return result, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def one_fit(sizes, repeats):
+    fits = {"ordrank CLARABEL": lambda X, y: SVOR(C=1.0, gamma=0.1, tol=1e-3).fit(X, y),
+            "ordrank SMO": lambda X, y: SVOR(C=1.0, gamma=0.1, tol=1e-3, solver="SMO").fit(X, y),
+            "skordinal": lambda X, y: SkordinalSVOR(C=1.0, gamma=0.1, tol=1e-3,
+                                                    constraints="implicit").fit(X, y)}
+    SVOR(solver="SMO").fit(*synthetic(30))  # numba's compiled code loaded
+    print("(a) SVORIM, rbf, C=1, gamma=0.1, tol=1e-3, one thread, best of "
+          f"{repeats} alternating (wall s / CPU s)")
+    for n in sizes:
+        X, y = synthetic(n)
+        best, models = {name: (np.inf, np.inf) for name in fits}, {}
+        for _ in range(repeats):
+            for name, fit in fits.items():
+                models[name], wall, cpu = timed(lambda: fit(X, y))
+                best[name] = min(best[name], (wall, cpu))
+        peer = models["skordinal"].predict(X)
+        line = [f"  n={n:5d}  skordinal {best['skordinal'][0]:6.2f} / {best['skordinal'][1]:6.2f}"]
+        for name in ("ordrank CLARABEL", "ordrank SMO"):
+            wall, cpu = best[name]
+            line.append(f"{name} {wall:6.2f} / {cpu:6.2f} (ratio {wall / best['skordinal'][0]:4.2f}, "
+                        f"equal predictions {np.mean(models[name].predict(X) == peer):.4f})")
+        print("  ".join(line))
+
+
+def job(dataset, bins, split, learners):
+    with initialize_config_dir(str(ROOT / "conf"), version_base="1.3"):
+        cfg = compose("config", overrides=[
+            "+experiment=svor_benchmark", f"dataset.name={dataset}", f"dataset.bins={bins}",
+            f"protocol.splits={split}", f"only=[{','.join(learners)}]"])
+    parts = build(cfg)
+    protocol = parts["protocol"]
+    X_train, y_train, X_test, y_test = parts["dataset"].split(split)
+    folds = StratifiedKFold(protocol.cv_folds, shuffle=True, random_state=np.random.SeedSequence(
+        [cfg.seed, split]).generate_state(1)[0])
+    return protocol, parts["learners"], folds, (X_train, y_train, X_test, y_test)
+
+
+def old_select(protocol, learner, grid, folds, X, y):
+    """``TrainTestPartitions.select`` before this change: GridSearchCV, candidate-major."""
+    search = GridSearchCV(clone(learner), _prefixed(learner, grid), cv=folds, refit=False,
+                          scoring=make_scorer(SCORINGS[protocol.scoring], greater_is_better=False),
+                          error_score=np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FitFailedWarning)
+        warnings.filterwarnings("ignore", message="The least populated class")
+        warnings.filterwarnings("ignore", message="One or more of the test scores are non-finite")
+        search.fit(X, y)
+    scores = search.cv_results_["mean_test_score"]
+    return search.cv_results_["params"][int(np.nanargmax(scores))], scores
+
+
+def new_select(protocol, learner, grid, folds, X, y):
+    """``select`` now, and the mean CV scores it compared (recomputed from its fits' record)."""
+    record = []
+    original = np.average
+
+    def recording(a, *args, **kwargs):
+        record.append(np.array(a))
+        return original(a, *args, **kwargs)
+
+    np.average = recording  # the scores select averages, to compare them with GridSearchCV's
+    try:
+        params = protocol.select(learner, grid, folds, X, y)
+    finally:
+        np.average = original
+    return params, np.average(record[-1], axis=1)
+
+
+def grid_search(dataset, bins, split, learners, repeats):
+    protocol, models, folds, (X, y, X_test, y_test) = job(dataset, bins, split, learners)
+    print(f"(b) model selection on {dataset}, {bins} bins, partition {split} ({len(X)} training "
+          f"rows, {protocol.cv_folds} folds), best of {repeats} alternating (wall s / CPU s)")
+    totals = {"before": [0.0, 0.0], "after": [0.0, 0.0]}
+    for name in learners:
+        grid = protocol.grids[name]
+        best, out = {}, {}
+        for _ in range(repeats):
+            for label, select in (("before", old_select), ("after", new_select)):
+                out[label], wall, cpu = timed(
+                    lambda: select(protocol, models[name], grid, folds, X, y))
+                best[label] = min(best.get(label, (np.inf, np.inf)), (wall, cpu))
+        mae = {label: mean_absolute_error(y_test, clone(models[name]).set_params(
+            **out[label][0]).fit(X, y).predict(X_test)) for label in out}
+        same_scores = np.array_equal(out["before"][1], out["after"][1], equal_nan=True)
+        for label in totals:
+            totals[label] = [t + b for t, b in zip(totals[label], best[label])]
+        print(f"  {name:14s} before {best['before'][0]:6.2f} / {best['before'][1]:6.2f}  after "
+              f"{best['after'][0]:6.2f} / {best['after'][1]:6.2f}  (CPU x"
+              f"{best['before'][1] / best['after'][1]:4.2f})  chosen {out['after'][0]} "
+              f"same: {out['before'][0] == out['after'][0]}  CV scores identical: {same_scores}  "
+              f"test MAE {mae['after']:.6f} identical: {mae['before'] == mae['after']}")
+    print(f"  {'all':14s} before {totals['before'][0]:6.2f} / {totals['before'][1]:6.2f}  after "
+          f"{totals['after'][0]:6.2f} / {totals['after'][1]:6.2f}")
+
+
+def smo_selection(dataset, bins, splits, learners):
+    """The configured solver against solver="SMO" in model selection, select's order (after)."""
+    print(f"(c) SVOR's model selection with solver='SMO' on {dataset}, {bins} bins (wall s / CPU s; "
+          "select, then the refit's test errors)")
+    for split in splits:
+        protocol, models, folds, (X, y, X_test, y_test) = job(dataset, bins, split, learners)
+        for name in learners:
+            if name not in ("SVORIM", "SVOREX"):
+                continue
+            line = []
+            for label, model in (("configured", models[name]),
+                                 ("SMO", clone(models[name]).set_params(svor__solver="SMO"))):
+                params, wall, cpu = timed(
+                    lambda: protocol.select(model, protocol.grids[name], folds, X, y))
+                predicted = clone(model).set_params(**params).fit(X, y).predict(X_test)
+                line.append(f"{label} {wall:6.2f} / {cpu:6.2f} {params} MAE "
+                            f"{mean_absolute_error(y_test, predicted):.6f} zero-one "
+                            f"{mean_zero_one_error(y_test, predicted):.6f}")
+            print(f"  split {split} {name:7s} " + "  |  ".join(line))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 3000])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--dataset", default="abalone")
+    parser.add_argument("--bins", type=int, default=10)
+    parser.add_argument("--split", type=int, default=0)
+    parser.add_argument("--learners", nargs="+", default=["SVORIM", "SVOREX", "Reduction-SVM"])
+    parser.add_argument("--skip-fits", action="store_true", help="no (a)")
+    parser.add_argument("--skip-grid", action="store_true", help="no (b)")
+    parser.add_argument("--smo", action="store_true", help="(c): SVOR's selection with the SMO")
+    parser.add_argument("--smo-splits", type=int, nargs="+", default=[0])
+    args = parser.parse_args(argv)
+    if not args.skip_fits:
+        one_fit(args.sizes, args.repeats)
+    if not args.skip_grid:
+        grid_search(args.dataset, args.bins, args.split, args.learners, args.repeats)
+    if args.smo:
+        smo_selection(args.dataset, args.bins, args.smo_splits, args.learners)
+
+
+if __name__ == "__main__":
+    main()
