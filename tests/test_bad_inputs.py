@@ -25,6 +25,7 @@ from hydra.errors import MissingConfigException
 from sklearn.utils._param_validation import InvalidParameterError
 
 import ordrank.app
+import ordrank.settings
 from ordrank.algorithms import FitFailed, MulticlassPerceptron, PRank, RoundedRegression, WidrowHoff
 from ordrank.algorithms._ordinal import Diverged
 from ordrank.app import run
@@ -371,11 +372,11 @@ def test_help_piped_into_a_reader_that_stops_early_is_not_an_error():
 
 def test_results_dir_without_write_permission(tmp_path, monkeypatch):
     """The branch a non-root user meets (root may write anywhere, so os.access is stubbed)."""
-    monkeypatch.setattr(ordrank.app.os, "access", lambda path, mode: False)
+    monkeypatch.setattr(ordrank.settings.os, "access", lambda path, mode: False)
     with pytest.raises(ValueError, match=r"^results_dir=\S+/new cannot be created \(\S+ is not writable\)"):
-        ordrank.app.check_writable_dir("results_dir", str(tmp_path / "new"))
+        ordrank.settings.check_writable_dir("results_dir", str(tmp_path / "new"))
     with pytest.raises(ValueError, match=r"^results_dir=\S+ is not writable$"):
-        ordrank.app.check_writable_dir("results_dir", str(tmp_path))
+        ordrank.settings.check_writable_dir("results_dir", str(tmp_path))
 
 
 def test_movielens_windows_line_ends_still_load(tmp_path):

@@ -11,9 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import signal
-import tempfile
 import threading
 import time
 from contextlib import contextmanager
@@ -32,7 +30,7 @@ from ordrank.config_columns import run_config
 from ordrank.datasets import naming
 from ordrank.results import peer_cache
 from ordrank.resume import reusable_pieces
-from ordrank.settings import check_unread_keys
+from ordrank.settings import check_settings
 from ordrank.results import (ERROR, FINISHED, finalize, partial_path, publish, split_timings,
                              timings_path, write_error, write_table)
 
@@ -72,54 +70,6 @@ def chosen_algorithms(cfg: DictConfig) -> dict:
     if unknown:
         raise ValueError(f"only={unknown} names no configured algorithm; choose from {list(algorithms)}")
     return {name: algorithms[name] for name in names}
-
-
-SEED_MAX = 2**32 - 1  # numpy's legacy seed range (RandomState, scikit-learn's random_state)
-TABLE_SUFFIXES = (".parquet", ".csv")
-
-
-def check_settings(cfg: DictConfig) -> None:
-    """Check the run's own settings (seed, table_name, publish, results_dir, resume) before any work.
-
-    Each error is one ValueError naming the key, the value and what is allowed. With
-    ``publish=true``, ``results_dir`` must be a directory this process can create or write in
-    (checked by writing and removing a probe file in it or its nearest existing parent: ``os.access``
-    says yes to root even where nothing can be written, e.g. under /proc).
-    """
-    check_unread_keys(cfg)
-    seed = cfg.get("seed")
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= SEED_MAX:
-        raise ValueError(f"seed must be an integer in 0..{SEED_MAX} (numpy's seed range), got {seed!r}")
-    table_name = cfg.get("table_name")
-    if (not isinstance(table_name, str) or Path(table_name).name != table_name
-            or Path(table_name).suffix not in TABLE_SUFFIXES or not Path(table_name).stem):
-        raise ValueError(f"table_name must be a file name ending in {' or '.join(TABLE_SUFFIXES)} "
-                         f"(no folder), got {table_name!r}")
-    for key in ("publish", "resume"):
-        if not isinstance(cfg.get(key, False), bool):
-            raise ValueError(f"{key} must be true or false, got {cfg.get(key)!r}")
-    if cfg.get("publish"):
-        check_writable_dir("results_dir", cfg.get("results_dir"))
-
-
-def check_writable_dir(key: str, value) -> None:
-    """Raise a ValueError naming ``key`` unless ``value`` is a folder that exists and is writable, or
-    could be created (its nearest existing parent is a writable folder)."""
-    if not isinstance(value, str) or not value:
-        raise ValueError(f"{key} must be a folder path, got {value!r}")
-    path = Path(value).absolute()
-    existing = next(p for p in (path, *path.parents) if p.exists())
-    if not existing.is_dir():
-        raise ValueError(f"{key}={value} cannot be used: {existing} is a file, not a folder")
-    where = "is not writable" if existing == path else f"cannot be created ({existing} is not writable)"
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise ValueError(f"{key}={value} {where}")
-    try:  # what os.access cannot tell (root, read-only file systems): write a probe file
-        with tempfile.TemporaryFile(dir=existing, prefix=".probe-"):
-            pass
-    except OSError as error:
-        raise ValueError(f"{key}={value} {where}: a probe file could not be written there "
-                         f"({error.strerror or error})") from None
 
 
 def _prefixed(error: Exception, key: str) -> Exception:
