@@ -8,7 +8,8 @@ learner ranking by its latent score). Peers: :class:`LightGBMRanker`, :class:`XG
 from ordrank.algorithms.ranking._base import RankingEstimator
 from ordrank.algorithms.ranking.latent import OrdinalRanker
 from ordrank.algorithms.ranking.peers import LightGBMRanker, XGBoostRanker
-from ordrank.algorithms.ranking.rankboost import RankBoost, RankBoostOrdinal
+from ordrank.algorithms.ranking.rankboost import RankBoost
+from ordrank.algorithms.ranking.rankboost_ordinal import RankBoostOrdinal
 from ordrank.algorithms.ranking.ranknet import RankNet
 from ordrank.algorithms.ranking.ranksvm import RankSVM
 from ordrank.algorithms.ranking.regression import LeastSquaresRanker
