@@ -46,20 +46,17 @@ docs/svor_solver.md):
 """
 from __future__ import annotations
 
-import threading
 import warnings
 from numbers import Integral, Real
 
 import cvxpy as cp
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ordrank.algorithms._ordinal import FitFailed, OrdinalEstimator
-from ordrank.algorithms.qp import cache, factor
-from ordrank.algorithms.qp.clarabel_qp import ordering
+from ordrank.algorithms.batch.svor_dual import Dual, Gram, Maps, compiled, jittered  # noqa: F401
 from ordrank.algorithms.qp.kkt import kkt_thresholds
 from ordrank.algorithms.qp.options import ACCEPTED, solver_options
 from ordrank.algorithms.qp.smo import smo_solve
@@ -67,76 +64,6 @@ from ordrank.algorithms.qp.working_set import working_set_explicit, working_set_
 from ordrank.features.kernels import KERNELS, finite_kernel_matrix
 
 WS_MIN_N = 1000  # working_set="auto" from this many training rows (implicit constraints)
-
-
-class Maps:
-    """The dual's index maps: variable m is g_{i[m], j[m]} with label s[m]; ``offset[m]`` is how
-    many thresholds lie between j[m] and example i[m]'s own two, y − 1 and y (0 for those)."""
-
-    def __init__(self, ranks, k, constraints):
-        n = len(ranks)
-        j, i = np.tile(np.arange(1, k), n), np.repeat(np.arange(n), k - 1)
-        if constraints == "explicit":  # only the thresholds y−1 and y next to each example
-            keep = (j == ranks[i] - 1) | (j == ranks[i])
-            i, j = i[keep], j[keep]
-        self.i, self.j, self.s, self.k = i, j, np.where(ranks[i] > j, 1.0, -1.0), k
-        self.offset = np.where(j >= ranks[i], j - ranks[i], ranks[i] - 1 - j)
-        self.ranks, self.n, self.constraints = ranks, n, constraints
-
-    def beta(self, g):
-        r""":math:`\beta_i = \sum_j s_{ij} g_{ij}`, shape (n,)."""
-        return np.bincount(self.i, self.s * g, minlength=self.n)
-
-
-class Dual(Maps):
-    """The dual of one (training set, kernel, variant) as a cvxpy problem, and its index maps."""
-
-    def __init__(self, K, K_qp, ranks, k, constraints, jitter=0.0):
-        super().__init__(ranks, k, constraints)
-        n = len(ranks)
-        self.K = jittered(K, jitter)  # the Gram matrix of f on the training rows
-        L = factor.low_rank_factor(K_qp)  # ≈ LLᵀ (of K_qp without the jitter), or None
-        self.rank = None if L is None else L.shape[1]
-        self.size = n * n if L is None else n * (L.shape[1] + n // 20)  # ~ bytes / 150
-        i, j = self.i, self.j
-        m = len(i)
-        S = sp.csr_matrix((self.s, (i, np.arange(m))), shape=(n, m))  # β = S g
-        T = sp.csr_matrix((self.s, (j - 1, np.arange(m))), shape=(k - 1, m))  # Σ_i s g, per j
-        self.C = cp.Parameter(nonneg=True, value=1.0)
-        self.g, beta = cp.Variable(m), cp.Variable(n)
-        sums, self.nu = T @ self.g, None
-        if constraints == "explicit" and k > 2:
-            self.nu = cp.Variable(k - 2, nonneg=True)
-            sums = sums - ordering(k) @ self.nu  # Σ_i s_ij g_ij = ν_{j−1} − ν_j
-        quad, extra = factor.kernel_term(beta, jittered(K_qp, jitter) if L is None else K_qp, L)
-        if L is not None and jitter:  # βᵀ(LLᵀ + εI)β = ‖u‖² + ε‖β‖²
-            quad = quad + jitter * cp.sum_squares(beta)
-        cons = [beta == S @ self.g, sums == 0, self.g >= 0, self.g <= self.C, *extra]
-        self.problem = cp.Problem(cp.Minimize(0.5 * quad - cp.sum(self.g)), cons)
-        self.lock = threading.Lock()
-
-
-def jittered(K, jitter):
-    """K + jitter · I (a copy; K itself where jitter is 0)."""
-    if not jitter:
-        return K
-    K = K.copy()
-    K[np.diag_indices_from(K)] += jitter
-    return K
-
-
-def compiled(X, ranks, key_params, build):
-    """The cached problem of these training rows and ranks (:mod:`ordrank.algorithms.qp.cache`)."""
-    return cache.cached((X, np.asarray(ranks, dtype=np.int64)), key_params, build)
-
-
-class Gram:
-    """What the working-set solve keeps of one training set: the index maps, K and K_qp."""
-
-    def __init__(self, K, K_qp, ranks, k, constraints, jitter=0.0):
-        self.maps = Maps(ranks, k, constraints)
-        self.K, self.K_qp = jittered(K, jitter), jittered(K_qp, jitter)
-        self.size = len(K) ** 2 // 15  # 8 or 16 bytes per entry, in units of ~150 bytes
 
 
 class SVOR(OrdinalEstimator):

@@ -1,7 +1,7 @@
 r"""KKT conditions of the thresholded box QP: which variables sit at a bound, the thresholds they
 imply, and how far a point is from optimal.
 
-The variables are indexed by ``maps`` (SVOR's :class:`~ordrank.algorithms.batch.svor.Maps`:
+The variables are indexed by ``maps`` (SVOR's :class:`~ordrank.algorithms.batch.svor_dual.Maps`:
 example ``i``, threshold ``j`` (1-based), label ``s`` = ±1, ``k`` − 1 thresholds). With
 :math:`e_{ij} = f_i - s_{ij}`: a free :math:`0 < g_{ij} < C` gives :math:`b_j = e_{ij}`; a bound
 one only bounds :math:`b_j`, from below (:math:`b_j \ge e_{ij}`: :math:`g = 0, s = -1` or

@@ -140,7 +140,7 @@ def smo(K, i_of, j_of, s, k, C, tol, max_iter, explicit):
 
 def smo_solve(K, maps, C, tol, max_iter=None):
     """:func:`smo` on the variables of ``maps`` (SVOR's
-    :class:`~ordrank.algorithms.batch.svor.Maps`) with the kernel K of the quadratic term.
+    :class:`~ordrank.algorithms.batch.svor_dual.Maps`) with the kernel K of the quadratic term.
 
     Returns ``(g, nu, iterations, converged)``; nu is None for implicit constraints. The default
     ``max_iter`` is LIBSVM's, max(10⁷, 100·m)."""

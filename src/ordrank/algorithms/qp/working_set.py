@@ -32,7 +32,7 @@ standard form: these problems change shape every round, so no compiled problem c
   (3) repeats, at most ``WS_MAX_ROUNDS`` times before the caller's full solve.
 
 ``gram`` is what the solve keeps of a training set: ``maps`` (the variables' index maps, see
-:class:`~ordrank.algorithms.batch.svor.Maps`) and ``K_qp`` (the kernel of the quadratic term).
+:class:`~ordrank.algorithms.batch.svor_dual.Maps`) and ``K_qp`` (the kernel of the quadratic term).
 The measurements behind the constants are in docs/svor_solver.md.
 """
 from __future__ import annotations
