@@ -3,7 +3,8 @@
     python experiments/reproduce.py                  # = make reproduce: every experiment at full size
     python experiments/reproduce.py --quick          # = make reproduce-quick: the same code paths at small
                                                      #   sizes, written under build/quick/ (git-ignored)
-    python experiments/reproduce.py --list           # the registry, with the data each entry needs
+    python experiments/reproduce.py --list           # the registry, with the data each entry needs and
+                                                     #   its sizes from the configs (--quick: quick sizes)
     python experiments/reproduce.py --only prank_synthetic svor_benchmark   # some entries only
     python experiments/reproduce.py --redraw         # no runs: reports, figures and the pages' tables only
     python experiments/reproduce.py --timings t.json # also write each step's wall and CPU seconds
@@ -93,20 +94,21 @@ REGISTRY = [
     Entry("prank_eachmovie200_movielens", "prank_eachmovie200", MOVIELENS,
           quick=("protocol.n_targets=40",), data=("movielens-100k",),
           paper="Crammer & Singer 2001, Figure 4 (right), MovieLens-100K"),
-    Entry("predtron_subset_n", "predtron_subset_n", quick=PREDTRON_QUICK + ("protocol.n_train=[10,40]",),
+    Entry("predtron_subset_n", "predtron_subset_n",
+          quick=PREDTRON_QUICK + ("protocol.n_train=[10,20]", "algorithms.RankSVM.tol=1e-3"),
           paper="Jain, Natarajan & Tewari 2015 (Predtron), Figure 1 (a)"),
     Entry("predtron_subset_m", "predtron_subset_m", quick=PREDTRON_QUICK + ("protocol.m=[10,16]",),
           paper="Jain, Natarajan & Tewari 2015 (Predtron), Figure 1 (b)"),
     Entry("predtron_l1_vs_l2", "predtron_l1_vs_l2", quick=PREDTRON_QUICK + ("protocol.p=[500,1000]",),
           paper="Jain, Natarajan & Tewari 2015 (Predtron), Figure 1 (c)"),
     Entry("letor_ohsumed", "letor_ohsumed", quick_experiment="letor_ohsumed_quick", data=("letor3-ohsumed",),
-          paper="Qin, Liu, Xu & Li 2010 (LETOR 3.0 OHSUMED): RankSVM, RankNet and peers, 5 folds"),
+          paper="Qin, Liu, Xu & Li 2010 (LETOR 3.0 OHSUMED): RankSVM, RankNet and peers"),
     Entry("svor_benchmark", "svor_benchmark", quick_experiment="svor_benchmark_quick",
           data=("orca",), sweep=True,
-          paper="Chu & Keerthi 2005; Li & Lin 2006: 9 data sets x 20 partitions x 17 learners"),
+          paper="Chu & Keerthi 2005; Li & Lin 2006: SVOR, the reductions and their reference codes"),
     Entry("svor_benchmark_chu", "svor_benchmark_chu", quick_experiment="svor_benchmark_chu_quick",
           data=("chu",), sweep=True,
-          paper="Chu & Keerthi 2005 protocol on Chu's equal-length partitions: 5 sets x 5, 10 bins x 20 partitions"),
+          paper="Chu & Keerthi 2005 protocol on Chu's equal-length partitions"),
     Entry("boost_benchmark", "boost_benchmark", quick_experiment="boost_benchmark_quick",
           data=("orca",), sweep=True,
           paper="Li & Lin 2006 (seed 003): Reduction-Boost vs RankBoost, ORBoost beside; svor_benchmark's data"),
@@ -316,6 +318,33 @@ def sweep_jobs(entry: Entry, quick: bool, data_dir: str) -> list[dict]:
     return [dict(zip(axes, values)) for values in itertools.product(*axes.values())]
 
 
+SIZES = ("n_sequences", "n_rounds", "min_ratings", "n_targets", "n_repetitions", "n_train", "m", "p", "folds")
+
+
+def describe(entry: Entry, quick: bool, data_dir: str) -> str:
+    """What ``entry`` runs, counted from its composed configuration (``--list`` prints it, so it
+    cannot drift from the configs): a sweep's data sets, bin counts, benchmarks (data set x bins),
+    partitions, jobs (``sweep_jobs``) and learners; a single run's learners and protocol sizes."""
+    from omegaconf import OmegaConf
+
+    cfg = compose([*entry.config_overrides(quick), f"data_dir={data_dir}"])
+    learners = f"{len(cfg.algorithms)} learners"
+    if not entry.sweep:
+        sizes = {k: OmegaConf.to_container(cfg.protocol)[k] for k in SIZES if k in cfg.protocol}
+        shown = ", ".join(f"{k}={'null' if v is None else v}" for k, v in sizes.items())  # null: the default
+        return f"{cfg.dataset.name}: {learners}; {shown}"
+    jobs = sweep_jobs(entry, quick, data_dir)
+
+    def values(key):  # a swept key's values, else the configuration's one value
+        return {job[key] if key in job else str(OmegaConf.select(cfg, key)) for job in jobs}
+
+    names, bins, splits = values("dataset.name"), values("dataset.bins"), values("protocol.splits")
+    benchmarks = {(job.get("dataset.name"), job.get("dataset.bins")) for job in jobs}
+    return (f"{len(names)} data sets x {len(bins)} bin count{'s' * (len(bins) > 1)} "
+            f"({', '.join(sorted(bins, key=int))}) = "
+            f"{len(benchmarks)} benchmarks x {len(splits)} partitions = {len(jobs)} jobs, {learners}")
+
+
 def needed_data(entries) -> list[str]:
     return sorted({name for entry in entries for name in entry.data})
 
@@ -411,7 +440,8 @@ def main(argv=None) -> int:
     parser.add_argument("--data-dir", default=os.environ.get("ORDRANK_DATA", "data"),
                         help="where the data sets are (default: $ORDRANK_DATA, else data/)")
     parser.add_argument("--only", nargs="+", metavar="ENTRY", help="run only these registry entries")
-    parser.add_argument("--list", action="store_true", help="print the registry and exit")
+    parser.add_argument("--list", action="store_true",
+                        help="print the registry, each entry's sizes from its config (with --quick: the quick ones), and exit")
     parser.add_argument("--peers", choices=("cached", "rerun"), default="cached",
                         help="cached: the peers' pieces from each sweep's peer_cache.parquet when there; rerun: fit them")
     parser.add_argument("--redraw", action="store_true",
@@ -420,10 +450,12 @@ def main(argv=None) -> int:
                         help="write each step's wall and CPU seconds to FILE (JSON)")
     args = parser.parse_args(argv)
 
-    if args.list:
+    if args.list:  # with --quick: the quick sizes
+        data_dir = str(Path(args.data_dir).resolve())
         for entry in REGISTRY:
             data = ", ".join(entry.data) or "no data"
             print(f"{entry.name:32s} {'sweep' if entry.sweep else 'run  '}  [{data}]  {entry.paper}")
+            print(f"{'':32s} {describe(entry, args.quick, data_dir)}")
         return 0
     names = [e.name for e in REGISTRY]
     unknown = sorted(set(args.only or ()) - set(names))

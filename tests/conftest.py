@@ -87,3 +87,14 @@ class Case:
     error: type
     pattern: str
     trigger: Callable[[Path], object]
+
+
+@pytest.fixture(scope="session")
+def quick_reproduction(shared_data_dir, tmp_path_factory):
+    """The session's one `make reproduce-quick`, run the way a new user runs it: the data fetched
+    from a local mirror into a fresh clone's data/, then `python experiments/reproduce.py --quick`
+    there (tests/test_fresh_clone.py). Every test about the quick reproduction reads this run's
+    outputs (``.out``, build/quick/ of the clone) instead of running it again."""
+    from test_fresh_clone import reproduce_quick_in_a_fresh_clone
+
+    return reproduce_quick_in_a_fresh_clone(shared_data_dir, tmp_path_factory.mktemp("fresh_clone"))

@@ -50,10 +50,11 @@ def test_quick_sweep_resume_collect_report(tmp_path, shared_data_dir):
 
 
 @pytest.mark.slow
-def test_quick_benchmark_every_algorithm(tmp_path, shared_data_dir):
-    """svor_benchmark_quick as CI runs it: every algorithm and peer, two sets, two partitions."""
-    sweep(tmp_path, shared_data_dir)
-    tables = sorted((tmp_path / "sweep").rglob("results.parquet"))
+def test_quick_benchmark_every_algorithm(quick_reproduction):
+    """svor_benchmark_quick as CI runs it (`run.py -m` with the joblib launcher): every algorithm and
+    peer, two sets, two partitions. The sweep is the one of the session's quick reproduction
+    (conftest.py's quick_reproduction: `make reproduce-quick` runs it exactly so)."""
+    tables = sorted((quick_reproduction.out / "multirun" / "svor_benchmark_quick").rglob("results.parquet"))
     assert len(tables) == 4
     table = pd.concat(map(pd.read_parquet, tables), ignore_index=True)
     mae = table[table.metric == "mae"]

@@ -1,6 +1,8 @@
 """The one-command reproduction: its registry, its data check, the results pages' generated tables, and
 `make reproduce-quick` run end to end (the same code path as `make reproduce`, at small sizes)."""
+import hashlib
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -92,7 +94,32 @@ def test_registry_composes_and_quick_is_smaller(driver, tmp_path):
     assert len(jobs) == 12 * 2 * 20 and {"dataset.name", "dataset.bins", "protocol.splits"} == set(jobs[0])
 
 
+def test_list_counts_what_runs(driver, tmp_path, capsys):
+    """`--list` says what each sweep runs, counted from its composed sweep (issue 49: it said
+    "9 data sets" for svor_benchmark's 24 benchmarks); the registry's text types no counts."""
+    assert driver.main(["--list", "--data-dir", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    for entry in (e for e in driver.REGISTRY if e.sweep):
+        jobs = driver.sweep_jobs(entry, False, str(tmp_path))
+        described = lines[lines.index(next(x for x in lines if x.startswith(entry.name + " "))) + 1]
+        sets = {job["dataset.name"] for job in jobs}
+        splits = {job["protocol.splits"] for job in jobs}
+        learners = len(driver.compose([*entry.config_overrides(False), f"data_dir={tmp_path}"]).algorithms)
+        assert described.lstrip().startswith(f"{len(sets)} data sets x "), described
+        assert f"x {len(splits)} partitions = {len(jobs)} jobs, {learners} learners" in described, described
+    svor = next(e for e in driver.REGISTRY if e.name == "svor_benchmark")
+    assert lines[lines.index(next(x for x in lines if x.startswith("svor_benchmark "))) + 1].strip() == \
+        "12 data sets x 2 bin counts (5, 10) = 24 benchmarks x 20 partitions = 480 jobs, 17 learners"
+    assert driver.describe(svor, True, str(tmp_path)) == \
+        "2 data sets x 1 bin count (10) = 2 benchmarks x 2 partitions = 4 jobs, 17 learners"  # --list --quick
+    for entry in driver.REGISTRY:
+        assert not re.search(r"\d+ (data )?sets|\d+ (partitions|learners|folds)", entry.paper), entry.paper
+
+
 def test_missing_data_stops_before_any_work(driver, tmp_path, capsys):
+    watched = [REPO / "README.md", *sorted((REPO / "docs" / "results").glob("*.md")),
+               *sorted((REPO / "results").rglob("*.parquet")), *sorted((REPO / "figures").glob("*.png"))]
+    before = {p: p.stat().st_mtime_ns for p in watched}
     out = tmp_path / "out"
     code = driver.main(["--quick", "--out", str(out), "--data-dir", str(tmp_path / "empty")])
     assert code == 2
@@ -102,6 +129,8 @@ def test_missing_data_stops_before_any_work(driver, tmp_path, capsys):
     assert not out.exists()  # nothing written
     assert driver.main(["--quick", "--out", str(out), "--data-dir", str(tmp_path / "empty"),
                         "--only", "prank_synthetic", "prank_eachmovie100"]) != 2  # needs no data
+    assert (out / "results" / "prank_synthetic" / "crammer_singer.parquet").is_file()  # under --out,
+    assert {p: p.stat().st_mtime_ns for p in watched} == before  # not in the committed results
 
 
 def test_replace_block():
@@ -117,16 +146,16 @@ def test_replace_block():
 
 
 @pytest.mark.slow
-def test_reproduce_quick_end_to_end(driver, tmp_path, shared_data_dir):
+def test_reproduce_quick_end_to_end(quick_reproduction):
     """`make reproduce-quick`: every entry at small size, then reports, figures and the results
-    pages' tables, all under --out; the committed results, figures and pages are not touched."""
-    watched = [REPO / "README.md", *sorted((REPO / "docs" / "results").glob("*.md")),
-               *sorted((REPO / "results").rglob("*.parquet")),
-               *sorted((REPO / "figures").glob("*.png"))]
-    before = {p: p.stat().st_mtime_ns for p in watched}
-    out = tmp_path / "quick"
-    assert driver.main(["--quick", "--out", str(out), "--data-dir", str(shared_data_dir)]) == 0
-    assert {p: p.stat().st_mtime_ns for p in watched} == before
+    pages' tables, all under build/quick/; the committed results, figures, README and pages are not
+    touched. The run is
+    the session's one quick reproduction, in a fresh clone (tests/test_fresh_clone.py)."""
+    run = quick_reproduction
+    assert run.code == 0
+    for name in ("README.md", *(n for n in run.tracked if n.startswith(("results/", "figures/", "docs/results/")))):
+        assert hashlib.sha256((run.clone / name).read_bytes()).hexdigest() == run.tracked[name], name
+    out, driver = run.out, run.driver
 
     results = out / "results"
     synthetic = pd.read_parquet(results / "prank_synthetic" / "crammer_singer.parquet")
