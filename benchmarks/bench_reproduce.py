@@ -13,7 +13,7 @@ before ``docs/speed.md`` is drawn from it, so a page can be refreshed part by pa
 the date, the machine and the load (1-minute average, before and after) it was measured at. Wall
 and CPU seconds of the experiments come from ``experiments/reproduce.py --timings`` (CPU: the
 process and the children it waited for, so a sweep's joblib workers count). ``--reproduce`` writes
-where `make reproduce` writes (the repository's results/, figures/ and README tables), so run it
+where `make reproduce` writes (the repository's results/, figures/ and docs/results tables), so run it
 on a clean tree and check `git status` after it: a deterministic rerun leaves it clean.
 
 The README and the Makefile quote these figures only rounded, through :func:`about` ("about 50 min
