@@ -116,7 +116,10 @@ def batched_passes(learner, X, y, owner, sizes, bar=None):
             copies = running[sizes[running] > q]
             sub = {key: value[copies] for key, value in state.items()}
             relevance = y[owner[copies], q]
-            losses = learner.loss(relevance, learner.step(sub, X[owner[copies], q], relevance))
+            if hasattr(learner, "step_and_loss"):  # the round's own losses (not computed twice)
+                losses = learner.step_and_loss(sub, X[owner[copies], q], relevance)[1]
+            else:
+                losses = learner.loss(relevance, learner.step(sub, X[owner[copies], q], relevance))
             for key, value in sub.items():
                 state[key][copies] = value
             mistakes[copies] += np.asarray(losses) > 0
