@@ -29,7 +29,9 @@ and a copy stops after its first pass without a mistake (``learner.loss`` > 0 on
 the learner's ``stop_when_separated`` is set, else after ``n_epochs`` passes — what the learner's
 own ``fit`` does, copy by copy (a test checks they agree). Any other ranker is cloned and fitted
 on each copy's rows (``fit(X, y, qid)``, ``decision_function(X)`` → one score per row, ranked
-per query), which is also what ``vectorize=false`` does for every learner. Copies are batched by
+per query), which is also what ``vectorize=false`` does for every learner; these fits run in
+``n_jobs`` worker processes (joblib), one job per repetition, with the same table whatever
+``n_jobs`` (each fit is deterministic and the rows keep their order). Copies are batched by
 repetitions so that the batched training pools stay under ``MAX_POOL_BYTES``.
 """
 from __future__ import annotations
@@ -38,6 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import clone
 
 from ordrank.algorithms.online._base import Rule
@@ -113,7 +116,10 @@ def batched_passes(learner, X, y, owner, sizes, bar=None):
             copies = running[sizes[running] > q]
             sub = {key: value[copies] for key, value in state.items()}
             relevance = y[owner[copies], q]
-            losses = learner.loss(relevance, learner.step(sub, X[owner[copies], q], relevance))
+            if hasattr(learner, "step_and_loss"):  # the round's own losses (not computed twice)
+                losses = learner.step_and_loss(sub, X[owner[copies], q], relevance)[1]
+            else:
+                losses = learner.loss(relevance, learner.step(sub, X[owner[copies], q], relevance))
             for key, value in sub.items():
                 state[key][copies] = value
             mistakes[copies] += np.asarray(losses) > 0
@@ -143,11 +149,14 @@ class SubsetRankingProtocol:
     n_test: int = 200
     vectorize: bool = True
     passes_mode: list = field(default_factory=lambda: ["until_separated"])
+    n_jobs: int = -1  # worker processes for the batch rankers' fits (-1: every core); same table
 
     keys = ("seed", "passes_mode", "n_train", "m", "p")  # the table's protocol keys
 
     def __post_init__(self):
         check_positive(self, ("n_repetitions", "n_test"))
+        if isinstance(self.n_jobs, bool) or not isinstance(self.n_jobs, (int, np.integer)) or self.n_jobs == 0:
+            raise ValueError(f"protocol.n_jobs must be a non-zero integer (-1: every core), got {self.n_jobs!r}")
         self.n_train = _grid(self, "n_train")
         self.m = _grid(self, "m", minimum=2)
         self.p = _grid(self, "p")
@@ -221,28 +230,38 @@ class SubsetRankingProtocol:
             pools.append(task.sample(train_rng, max(self.n_train)))
         X = np.stack([pool[0] for pool in pools])
         y = np.stack([pool[1] for pool in pools])
-        owner = np.repeat(np.arange(len(chunk)), len(self.n_train))
-        sizes = np.tile(self.n_train, len(chunk))
+        # each repetition's test set is drawn when its turn comes (one at a time in memory)
+        tests = (tasks[o].sample(test_rngs[o], self.n_test) for o in range(len(chunk)))
         if self.vectorize and vectorizable(learner):
-            coef, passes = batched_passes(learner, X, y, owner, sizes, bar)
-            scorers = [lambda Z, z, w=w: mean_ndcg_loss(Z @ w, z) for w in coef]
-        else:
-            models = [clone(learner).fit(*flat(X[o, :n], y[o, :n])) for o, n in zip(owner, sizes)]
-            passes = np.array([getattr(model, "n_epochs_", np.nan) for model in models], dtype=float)
-            scorers = [_scorer(model) for model in models]
+            owner = np.repeat(np.arange(len(chunk)), len(self.n_train))
+            coef, passes = batched_passes(learner, X, y, owner, np.tile(self.n_train, len(chunk)), bar)
+            coef, passes = coef.reshape(len(chunk), len(self.n_train), -1), passes.reshape(len(chunk), -1)
+            values = [[(passes[o, k], mean_ndcg_loss(X_test @ w, y_test), mean_ndcg_loss(X[o, :n] @ w, y[o, :n]))
+                       for k, (n, w) in enumerate(zip(self.n_train, coef[o]))]
+                      for o, (X_test, y_test) in enumerate(tests)]
+        else:  # one job per repetition: fit on its first n queries for each n, score
+            jobs = (delayed(fit_and_score)(learner, X[o], y[o], self.n_train, X_test, y_test)
+                    for o, (X_test, y_test) in enumerate(tests))
+            values = Parallel(n_jobs=min(effective_n_jobs(self.n_jobs), len(chunk)))(jobs)
             if bar is not None:
                 bar.update(getattr(learner, "n_epochs", 1))
         rows = []
-        for k, (o, n) in enumerate(zip(owner, sizes)):
-            r = chunk[o]
-            if k == 0 or owner[k - 1] != o:  # a new repetition: draw its test set
-                X_test, y_test = tasks[o].sample(test_rngs[o], self.n_test)
-            values = {"test_ndcg_loss": scorers[k](X_test, y_test),
-                      "train_ndcg_loss": scorers[k](X[o, :n], y[o, :n]),
-                      "passes": float(passes[k])}
-            rows += [(r, n, m, p, metric, values[metric]) for metric in METRICS
-                     if not np.isnan(values[metric])]
+        for o, r in enumerate(chunk):
+            for n, (passes_made, test_loss, train_loss) in zip(self.n_train, values[o]):
+                found = {"test_ndcg_loss": test_loss, "train_ndcg_loss": train_loss, "passes": float(passes_made)}
+                rows += [(r, n, m, p, metric, found[metric]) for metric in METRICS if not np.isnan(found[metric])]
         return pd.DataFrame(rows, columns=["seed", "n_train", "m", "p", "metric", "value"])
+
+
+def fit_and_score(learner, X, y, n_train, X_test, y_test) -> list[tuple[float, float, float]]:
+    """A clone of ``learner`` fitted on the first n queries of the pool X (N, m, p), y (N, m) for each
+    n in ``n_train``: (passes made, or NaN for a batch ranker; test NDCG loss; train NDCG loss)."""
+    out = []
+    for n in n_train:
+        model = clone(learner).fit(*flat(X[:n], y[:n]))
+        score = _scorer(model)
+        out.append((float(getattr(model, "n_epochs_", np.nan)), score(X_test, y_test), score(X[:n], y[:n])))
+    return out
 
 
 def _scorer(model):

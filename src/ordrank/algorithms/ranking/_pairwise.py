@@ -115,6 +115,17 @@ def margin_counts(s, margin: float, ranks, n_levels: int, qindex) -> tuple[np.nd
     return lower_count, upper_count
 
 
+def pair_counts(s, margin: float, pairs_i, pairs_j, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(lower_count, upper_count)`` of :func:`margin_counts` from the explicit preference pairs
+    (``ordrank.queries.preference_pairs``): pair (i, j) is active when ``s_i < s_j + margin``, the
+    same comparison, so the same counts. O(pairs): faster on small data (few pairs per row)."""
+    s = np.asarray(s, dtype=np.float64)
+    active = s[pairs_i] < s[pairs_j] + margin
+    lower = np.bincount(pairs_j[active], minlength=n).astype(np.float64)
+    upper = np.bincount(pairs_i[active], minlength=n).astype(np.float64)
+    return lower, upper
+
+
 def _stable_order(keys) -> np.ndarray:
     """A stable argsort of non-negative integer keys (a radix sort when they fit in 16 bits)."""
     if len(keys) and keys.max() < 1 << 16:

@@ -17,7 +17,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from threadpoolctl import threadpool_limits
 
 from ordrank.algorithms.ranking._base import RankingEstimator, check_scale, max_abs, warn_not_converged
-from ordrank.algorithms.ranking._pairwise import MarginSweep, dense_ranks, margin_counts
+from ordrank.algorithms.ranking._pairwise import MarginSweep, dense_ranks, margin_counts, pair_counts
 from ordrank.queries import count_pairs, preference_pairs, query_index, query_offsets
 
 
@@ -188,8 +188,13 @@ class _Problem:
         offsets = query_offsets(qid)
         wanted = np.searchsorted(offsets, np.linspace(0, len(y), min(groups, len(offsets) - 1) + 1))
         self.starts = np.unique(offsets[np.clip(wanted, 0, len(offsets) - 1)])[:-1]
+        # few pairs per row (small queries): the hinge's counts from the explicit pairs, same counts
+        few = not self.squared and self.n_pairs <= len(y) * self.n_levels
+        self.pairs = preference_pairs(y, qid) if few else None
 
     def sweep(self, s):
+        if self.pairs is not None:
+            return _Counts(*pair_counts(s, 1.0, *self.pairs, len(s)))
         if not self.squared:  # the hinge needs the counts only
             return _Counts(*margin_counts(s, 1.0, self.ranks, self.n_levels, self.qindex))
         return MarginSweep(s, 1.0, self.ranks, self.n_levels, self.qindex)

@@ -140,10 +140,14 @@ class PredtronRanker(Rule, RankingEstimator):
     def step(self, state: dict, X: np.ndarray, relevance: np.ndarray) -> np.ndarray:
         """One round per copy: predict positions (S, m), then update on a mistake; returns the
         positions (made before the update)."""
+        return self.step_and_loss(state, X, relevance)[0]
+
+    def step_and_loss(self, state: dict, X: np.ndarray, relevance: np.ndarray):
+        """:meth:`step`, and the :meth:`loss` of the positions it returns (the round computes it)."""
         space, loss, step = self._parts(X.shape[-1])
-        positions, _, grad_t = predtron_round(space, loss, self.decision(state, X), relevance)
+        positions, losses, grad_t = predtron_round(space, loss, self.decision(state, X), relevance)
         step.update(state, np.einsum("smp,sm->sp", X, grad_t))
-        return positions
+        return positions, losses
 
     def loss(self, relevance: np.ndarray, positions: np.ndarray) -> np.ndarray:
         """1 − NDCG of each copy's positions (S,); the rule updates exactly where it is > 0."""
@@ -186,8 +190,8 @@ class PredtronRanker(Rule, RankingEstimator):
         state = self._state()
         for q in order:
             rows = slice(offsets[q], offsets[q + 1])
-            positions = self.step(state, X[rows][None], y[rows][None])
-            self.n_mistakes_ += int(self.loss(y[rows][None], positions)[0] > 0)
+            _, losses = self.step_and_loss(state, X[rows][None], y[rows][None])
+            self.n_mistakes_ += int(losses[0] > 0)
 
     def fit(self, X, y, qid=None):
         """From w = 0, ``n_epochs`` online passes over the queries (fewer with ``stop_when_separated``)."""
