@@ -19,7 +19,7 @@ from hydra import compose, initialize_config_dir
 from hydra.utils import instantiate
 from sklearn.base import clone
 
-import ordrank.algorithms.ranking.ranksvm as ranksvm
+import ordrank.algorithms.ranking.ranksvm_primal as ranksvm_primal
 from ordrank.datasets.subset_ranking import GaussianSubsetRanking
 from ordrank.protocols.subset_ranking import flat
 
@@ -54,7 +54,7 @@ def main():
     protocol = instantiate(cfg.protocol, _convert_="all")
     dataset = GaussianSubsetRanking(cfg.dataset.center_scale, cfg.dataset.noise_scale)
     learners = {name: instantiate(cfg.algorithms[name]) for name in BATCH}
-    ranksvm.clarabel.DefaultSolver = TimedSolver
+    ranksvm_primal.clarabel.DefaultSolver = TimedSolver
     print(f"{'learner':<14}{'CPU s / repetition':>20}   (n = {protocol.n_train}, m = 20, p = 30)")
     for name, learner in learners.items():
         TimedSolver.spent, start = 0.0, time.process_time()

@@ -18,7 +18,7 @@ from sklearn.model_selection import GridSearchCV, GroupKFold
 from ordrank.algorithms import PRank
 from ordrank.algorithms.ranking import (LeastSquaresRanker, LightGBMRanker, OrdinalRanker, RankBoost,
                                         RankNet, RankSVM, XGBoostRanker)
-from ordrank.algorithms.ranking import _pairwise, ranksvm
+from ordrank.algorithms.ranking import _pairwise, ranksvm_primal
 from ordrank.datasets.letor import LetorData, LetorFormatError, load_letor
 from ordrank.metrics import err_at_k, letor, ndcg, ndcg_at_k, precision_at_k, ranking_metric
 from ordrank.protocols.query_folds import LETOR_METRICS, QueryFolds
@@ -138,8 +138,8 @@ def test_a_linear_poly_kernel_matches_the_linear_primal():
 # --- 9: a fit ends within max_iter, on badly scaled data too ----------------------------------------
 def test_cutting_plane_model_stays_bounded_on_badly_scaled_data(monkeypatch):
     X, y, q = queries()
-    sizes, solve = [], ranksvm._simplex_qp
-    monkeypatch.setattr(ranksvm, "_simplex_qp", lambda G, b, g, n: sizes.append(len(b)) or solve(G, b, g, n))
+    sizes, solve = [], ranksvm_primal._simplex_qp
+    monkeypatch.setattr(ranksvm_primal, "_simplex_qp", lambda G, b, g, n: sizes.append(len(b)) or solve(G, b, g, n))
     with pytest.warns(ConvergenceWarning, match="max_iter=150 reached"):
         model = RankSVM(max_iter=150).fit(X * 1e6, y, qid=q)
     # at most MAX_CUTS = 200 kept, plus one round's new cuts (~22); before: 400 and growing each round
