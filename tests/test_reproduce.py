@@ -67,7 +67,7 @@ def test_every_paper_experiment_is_registered(driver):
     configs = {p.stem for p in (REPO / "conf" / "experiment").glob("*.yaml")}
     unregistered = sorted(configs - registered)
     assert not unregistered, (f"conf/experiment/{unregistered[0]}.yaml is not in the REGISTRY of "
-                              "experiments/reproduce.py: add an Entry (with its quick overrides)")
+                              "experiments/reproduce_registry.py: add an Entry (with its quick overrides)")
 
 
 def test_registry_composes_and_quick_is_smaller(driver, tmp_path):
