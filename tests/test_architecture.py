@@ -52,3 +52,11 @@ def test_the_registry_depends_on_the_loaders_never_the_reverse():
     for loader in loaders:
         assert not graph[loader] & {"ordrank.datasets.registry", "ordrank.datasets.fetch",
                                     "ordrank.datasets.install"}, loader
+
+
+def test_no_module_over_300_lines():
+    """The package's modules, the experiment scripts and the benchmarks: split by responsibility."""
+    folders = [PACKAGE, REPO / "experiments", REPO / "benchmarks"]
+    long = {str(p.relative_to(REPO)): n for folder in folders for p in folder.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 300}
+    assert not long, f"modules over 300 lines: {long}"
