@@ -7,6 +7,8 @@ seconds. The tests themselves are pure functions of arrays in :mod:`ordrank.repo
 """
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pandas as pd
 
@@ -17,6 +19,13 @@ from ordrank.reports.spec import ReportSpec, spec_for as _spec
 from ordrank.reports.summaries import column_order, metric_rows, summary
 
 ALPHA = 0.05
+_TESTS: dict = {}  # paired_wilcoxon's results by (digest of the rows it tests, metric, spec): a report,
+                   # its figures and the pages' tables ask for the same tests many times
+
+
+def _digest(rows: pd.DataFrame, columns: list[str]) -> str:
+    """A digest of ``rows``' ``columns`` (values and order), to recognise the same tests again."""
+    return hashlib.sha256(pd.util.hash_pandas_object(rows[columns], index=False).to_numpy().tobytes()).hexdigest()
 
 
 def paired_wilcoxon(table: pd.DataFrame, metric: str, reference: str | None = None,
@@ -36,6 +45,15 @@ def paired_wilcoxon(table: pd.DataFrame, metric: str, reference: str | None = No
     spec = _spec(table, spec, reference=reference)
     block, reference, partition = list(spec.block), spec.reference, spec.partition
     rows = metric_rows(table, metric, spec).dropna(subset=["value"])
+    key = (_digest(rows, [*block, "algorithm", partition, "value"]), metric, repr(spec))
+    if key not in _TESTS:
+        if len(_TESTS) > 256:  # a long session: keep the memory bounded
+            _TESTS.clear()
+        _TESTS[key] = _paired_wilcoxon(rows, block, reference, partition)
+    return _TESTS[key].copy()
+
+
+def _paired_wilcoxon(rows: pd.DataFrame, block: list, reference: str, partition: str) -> pd.DataFrame:
     records = []
     for key, group in rows.groupby(block, sort=True):
         ref = group[group["algorithm"] == reference].set_index(partition)["value"]
