@@ -89,7 +89,7 @@ def executed(tmp_path_factory):
     """``run(name, data)``: the notebook executed by nbconvert in a fresh clone (once per session),
     as (completed process, executed notebook or None). ``data``: the real data directory, linked as
     <clone>/data, or None."""
-    clone = fresh_clone(tmp_path_factory.mktemp("clone"))
+    clone, _ = fresh_clone(tmp_path_factory.mktemp("clone"))
     env = {k: v for k, v in os.environ.items() if k != "ORDRANK_DATA"}
     env["PYTHONPATH"] = os.pathsep.join([str(clone / "src"), *filter(None, [env.get("PYTHONPATH")])])
     done = {}
