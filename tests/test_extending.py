@@ -62,16 +62,22 @@ def test_walk_through_as_written(shared_data_dir, tmp_path):
     assert git_status() == before  # nothing of the repository changed
 
 
-def test_letor_report_names_the_tables_own_data_set():
-    """plot_letor once titled every table "LETOR 3.0 OHSUMED" and put LETOR 3.0's published
-    baselines beside it, whatever data it held."""
+def plot_letor():
+    """experiments/plot_letor.py as a module."""
     import importlib.util
-
-    import pandas as pd
 
     spec = importlib.util.spec_from_file_location("plot_letor", REPO / "experiments" / "plot_letor.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def test_letor_report_names_the_tables_own_data_set():
+    """plot_letor once titled every table "LETOR 3.0 OHSUMED" and put LETOR 3.0's published
+    baselines beside it, whatever data it held."""
+    import pandas as pd
+
+    module = plot_letor()
     rows = [{"dataset": "mq2008", "fold": 1, "algorithm": "A", "metric": metric, "value": 0.5}
             for metric in module.COLUMNS]
     table = pd.DataFrame(rows)
@@ -83,13 +89,9 @@ def test_letor_report_names_the_tables_own_data_set():
 def test_letor_report_shows_letor_4_metrics_and_says_so():
     """A LETOR 4.0 folder's table holds letor4_* metrics (LETOR 4.0's P@k rule): the report shows
     them, captioned with Eval-Score-4.0, instead of a table of dashes."""
-    import importlib.util
-
     import pandas as pd
 
-    spec = importlib.util.spec_from_file_location("plot_letor", REPO / "experiments" / "plot_letor.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = plot_letor()
     rows = [{"dataset": "mq2008", "fold": 1, "algorithm": "A", "metric": metric.replace("letor_", "letor4_"),
              "value": 0.25} for metric in module.COLUMNS]
     text = module.markdown(pd.DataFrame(rows))
