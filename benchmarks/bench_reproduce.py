@@ -26,12 +26,12 @@ import datetime
 import json
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from ordrank.progress import StepTimes
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "docs" / "speed.json"
@@ -62,17 +62,16 @@ def stamp() -> dict:
     return {"date": datetime.date.today().isoformat(), "machine": machine()}
 
 
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def timed(command: list[str], **kwargs) -> dict:
-    """Run ``command`` in the repository (stop on failure); its wall and CPU seconds and the load."""
-    load, cpu, start = os.getloadavg()[0], children_cpu(), time.perf_counter()
+    """Run ``command`` in the repository (stop on failure); its wall and CPU seconds and the load
+    (:class:`ordrank.progress.StepTimes`, as reproduce.py --timings measures its steps)."""
+    times = StepTimes()
+    times.start(" ".join(command))
     subprocess.run(command, cwd=REPO, check=True, **kwargs)
-    return {"wall": round(time.perf_counter() - start, 1), "cpu": round(children_cpu() - cpu, 1),
-            "load_before": round(load, 2), "load_after": round(os.getloadavg()[0], 2), **stamp()}
+    times.stop()
+    step = times.steps[0]
+    return {"wall": step["wall"], "cpu": step["cpu"], "load_before": round(step["load_before"], 2),
+            "load_after": round(step["load_after"], 2), **stamp()}
 
 
 def reproduce(data: dict, quick: bool, only: list[str] | None) -> None:
