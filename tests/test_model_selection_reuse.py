@@ -73,3 +73,58 @@ def test_reuse_keeps_one_value_and_only_inside_its_scope():
         cache.reused((a,), ("k",), lambda: build("a2"))  # only the last value is kept
     cache.reused((a,), ("k",), lambda: build("after"))
     assert built == ["outside", "outside", "a", "b", "a2", "after"]
+
+
+# Boosting rounds: one fit with the most rounds answers the smaller counts by staged predictions.
+
+def boosted(rounds=50, max_depth=1):
+    from sklearn.ensemble import AdaBoostClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    from ordrank.algorithms.batch.extended_binary import OrdinalReduction
+    stump = DecisionTreeClassifier(max_depth=max_depth)
+    return OrdinalReduction(AdaBoostClassifier(stump, n_estimators=rounds, random_state=0),
+                            encoding="integer")
+
+
+@pytest.mark.parametrize("max_depth", [1, None])  # None: a perfect first round stops the ensemble
+def test_staged_predictions_equal_fits_with_fewer_rounds(max_depth):
+    X, y = ordinal(n=90, seed=2)
+    largest = boosted(40, max_depth).fit(X[:60], y[:60])
+    staged = list(largest.staged_predict(X[60:]))
+    for t in (1, 2, 7, 25, 40):
+        alone = boosted(t, max_depth).fit(X[:60], y[:60]).predict(X[60:])
+        assert np.array_equal(staged[min(t, len(staged)) - 1], alone)
+
+
+def test_boosting_rounds_are_selected_from_one_fit_per_fold_with_the_same_scores():
+    from ordrank.algorithms.batch.extended_binary import OrdinalReduction
+    from ordrank.protocols import staged
+    grid = {"estimator__n_estimators": [5, 20, 10], "cost": ["absolute", "classification"]}
+    learner = make_pipeline(StandardScaler(), boosted())
+    X, y = ordinal(n=90, seed=3)
+    folds = StratifiedKFold(3, shuffle=True, random_state=0)
+    protocol = TrainTestPartitions(cv_folds=3)
+    with mock.patch.object(OrdinalReduction, "fit", autospec=True, side_effect=OrdinalReduction.fit) as fit:
+        points, scores, errors = protocol.cv_scores(learner, grid, folds, X, y)
+    assert fit.call_count == 3 * 2 and not errors  # one fit per fold and cost, with 20 rounds
+    with mock.patch.object(staged, "staged_key", return_value=None):
+        alone = protocol.cv_scores(learner, grid, folds, X, y)
+    assert points == alone[0] and np.array_equal(scores, alone[1]) and np.isfinite(scores).all()
+
+
+def test_a_failed_staged_fit_falls_back_to_one_fit_per_grid_point():
+    from ordrank.algorithms.batch.extended_binary import OrdinalReduction
+    real_fit = OrdinalReduction.fit
+
+    def fails_above_10_rounds(self, X, y):
+        if self.estimator.n_estimators > 10:
+            raise RuntimeError("too many rounds")
+        return real_fit(self, X, y)
+    X, y = ordinal(n=90, seed=3)
+    with mock.patch.object(OrdinalReduction, "fit", fails_above_10_rounds):
+        points, scores, errors = TrainTestPartitions(cv_folds=3).cv_scores(
+            boosted(), {"estimator__n_estimators": [5, 10, 20]},
+            StratifiedKFold(3, shuffle=True, random_state=0), X, y)
+    assert np.isfinite(scores[:2]).all() and np.isnan(scores[2]).all()
+    assert errors == ["RuntimeError: too many rounds"] * 3

@@ -31,14 +31,11 @@ from sklearn.pipeline import Pipeline
 from ordrank.algorithms.qp.cache import reuse
 from ordrank.metrics.ordinal import SCORINGS
 from ordrank.results.peer_cache import piece_key
+from ordrank.protocols.staged import final_step as _final, grid_scores, staged_groups
 from ordrank.progress import progress
 from ordrank.protocols._checks import check_choice, check_positive, check_ranks
 
 log = logging.getLogger(__name__)
-
-
-def _final(model):
-    return model.steps[-1][1] if isinstance(model, Pipeline) else model
 
 
 def _prefixed(model, grid: dict) -> dict:
@@ -219,6 +216,18 @@ class TrainTestPartitions:
         order), so with ``{C: [1, 10, 100], gamma: [0.01, 0.1, 1]}`` the smallest C, then the
         smallest γ (the widest Gaussian kernel). ORCA's rule (the smallest kernel width, then the
         smallest C) is not imitated; see docs/protocols.md, section 3."""
+        candidates, scores, errors = self.cv_scores(learner, grid, folds, X, y)
+        means = np.average(scores, axis=1)
+        if not np.isfinite(means).any():
+            raise RuntimeError("every grid point failed in cross-validation"
+                               + (f" (first error: {errors[0]})" if errors else ""))
+        return candidates[int(np.nanargmax(means))]
+
+    def cv_scores(self, learner, grid, folds, X, y) -> tuple[list, np.ndarray, list]:
+        """The grid points (``ParameterGrid`` order), their scores (point × fold; NaN for a failed
+        fit) and the failures' messages. A learner with a ``staged_param`` (boosting rounds) is
+        fitted once per fold and other values with the most rounds; its ``staged_predict`` answers
+        the fewer rounds, with the predictions their own fits give (:func:`group_predictions`)."""
         cost = SCORINGS[self.scoring]
         grid = _prefixed(learner, grid)
         candidates = list(ParameterGrid(grid))
@@ -232,14 +241,8 @@ class TrainTestPartitions:
             warnings.filterwarnings("ignore", message="The least populated class")
             for fold, (train, test) in enumerate(splits):
                 X_train, y_train, X_test, y_test = X[train], y[train], X[test], y[test]
-                for c in order:
-                    try:
-                        model = clone(learner).set_params(**candidates[c]).fit(X_train, y_train)
-                        scores[c, fold] = -cost(y_test, model.predict(X_test))
-                    except Exception as error:  # noqa: BLE001 - a failed grid point scores NaN
-                        errors.append(f"{type(error).__name__}: {error}")
-        means = np.average(scores, axis=1)
-        if not np.isfinite(means).any():
-            raise RuntimeError("every grid point failed in cross-validation"
-                               + (f" (first error: {errors[0]})" if errors else ""))
-        return candidates[int(np.nanargmax(means))]
+                for group in staged_groups(learner, candidates, order):
+                    for c, value in grid_scores(learner, candidates, group, X_train, y_train, X_test,
+                                                lambda predicted: -cost(y_test, predicted), errors):
+                        scores[c, fold] = value
+        return candidates, scores, errors

@@ -190,6 +190,23 @@ class OrdinalReduction(OrdinalEstimator):
     def _predict_ranks(self, X):
         return 1 + self._extended_decision(X).sum(axis=1)
 
+    @property
+    def staged_param(self):
+        """The parameter whose smaller values :meth:`staged_predict` answers without refitting
+        (``"estimator__n_estimators"`` for a learner with ``staged_decision_function``, e.g.
+        AdaBoost), else None. Model selection (:mod:`ordrank.protocols.partitions`) reads it."""
+        return "estimator__n_estimators" if hasattr(self.estimator, "staged_decision_function") else None
+
+    def staged_predict(self, X):
+        """The predictions after each round of a boosted learner: the t-th equals ``predict`` of
+        the same reduction fitted with t rounds, since an ensemble's first t rounds do not depend on
+        how many follow (scikit-learn's AdaBoost draws its seeds in round order) and only the
+        answers' signs count (the staged answers differ from the final ones by a positive factor)."""
+        Z, K1 = self._questions(self._checked(X)), self.n_ranks_ - 1
+        for g in self.estimator_.staged_decision_function(Z):
+            yes = np.asarray(g).reshape(K1, -1) > 0
+            yield self.classes_[yes.sum(axis=0)]
+
 
 def reduction_tree(*, min_samples_leaf=1, max_depth=None, cost="absolute", encoding="integer",
                    random_state=None) -> OrdinalReduction:
