@@ -56,11 +56,14 @@ benchmark-quick: $(STAMP)   ## the same code path at CI size (two data sets, two
 figures: $(STAMP)   ## reports, figures and docs/results tables from the committed tables (no runs)
 	$(BIN)/python experiments/reproduce.py --redraw
 
+# The suite on every core (pytest-xdist); each expensive shared fixture stays on one worker (tests/conftest.py).
+# One file or test: `.venv/bin/python -m pytest tests/test_svor.py` (no -n: a single process).
+XDIST ?= -n auto --dist loadgroup
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(XDIST)
 
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -m "not slow"
+	$(BIN)/python -m pytest $(XDIST) -m "not slow"
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_prank_synthetic.py

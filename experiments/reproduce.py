@@ -179,7 +179,7 @@ def run_sweep(entry: Entry, quick: bool, data_dir: str, out: Path, bar_position:
         while process.poll() is None:
             bar.n = min(finished(), len(jobs))
             bar.refresh()
-            time.sleep(1.0)
+            time.sleep(3.0)  # counting the FINISHED markers walks every job's folder
         bar.n = min(finished(), len(jobs))
         bar.refresh()
     if process.returncode != 0:

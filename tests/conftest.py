@@ -98,3 +98,17 @@ def quick_reproduction(shared_data_dir, tmp_path_factory):
     from test_fresh_clone import reproduce_quick_in_a_fresh_clone
 
     return reproduce_quick_in_a_fresh_clone(shared_data_dir, tmp_path_factory.mktemp("fresh_clone"))
+
+
+def pytest_collection_modifyitems(config, items):
+    """With pytest-xdist (`make test` runs ``-n auto --dist loadgroup``), keep each expensive
+    shared fixture computed once: the tests of one module-scoped fixture run on one worker (an
+    ``xdist_group`` per module), and so do all the tests of the session's quick reproduction. The
+    other tests are spread one by one. Without xdist the marks change nothing."""
+    for item in items:
+        defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+        scopes = {name: fixture[-1].scope for name, fixture in defs.items() if fixture}
+        if "quick_reproduction" in scopes:
+            item.add_marker(pytest.mark.xdist_group("quick_reproduction"))
+        elif any(scope in ("module", "class", "package") for scope in scopes.values()):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))

@@ -99,17 +99,20 @@ def test_killed_sweep_resumes_only_the_rest(tmp_path, capsys):
     os.killpg(process.pid, signal.SIGKILL)
     process.wait(timeout=60)
     done = sorted(p.parent for p in sweep.rglob(FINISHED))
-    assert [p.name for p in done] == ["only=PRank,protocol.n_rounds=60000,protocol.n_sequences=2,"
-                                      "protocol.record_every=20000,seed=0"]
+    # the kill follows the first FINISHED marker; on a loaded machine (pytest-xdist's other worker)
+    # the next job may finish before it lands, so one or two of the three are done
+    assert done and len(done) < 3 and done[0].name == (
+        "only=PRank,protocol.n_rounds=60000,protocol.n_sequences=2,protocol.record_every=20000,seed=0")
     code, report = collect(sweep, tmp_path / "part.parquet", capsys)
-    assert code == 1 and "missing jobs (2)" in report and "never started" in report, report
-    assert len(pd.read_parquet(tmp_path / "part.parquet")) == 2 * 4  # what finished is still merged
-    stamp = (done[0] / "results.parquet").stat().st_mtime_ns
+    assert code == 1 and f"missing jobs ({3 - len(done)})" in report, report
+    assert len(done) > 1 or "never started" in report, report
+    assert len(pd.read_parquet(tmp_path / "part.parquet")) == len(done) * 2 * 4  # finished: merged
+    stamps = [(job / "results.parquet").stat().st_mtime_ns for job in done]
 
     code, output = finish(start(tmp_path / "log2", *args, "resume=true"))
     assert code == 0, output[-3000:]
-    assert output.count("kept (resume=true)") == 1
-    assert (done[0] / "results.parquet").stat().st_mtime_ns == stamp  # the finished job did not run
+    assert output.count("kept (resume=true)") == len(done)
+    assert [(job / "results.parquet").stat().st_mtime_ns for job in done] == stamps  # not run again
     code, report = collect(sweep, tmp_path / "all.parquet", capsys)
     assert code == 0, report
     merged = pd.read_parquet(tmp_path / "all.parquet")

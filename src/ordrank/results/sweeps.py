@@ -97,7 +97,8 @@ def expected_jobs(sweep_dir: Path) -> list[list[str]] | None:
     """Each job's overrides, in job-number order, of the sweep recorded in ``<sweep_dir>/multirun.yaml``.
 
     Expanded the way Hydra's basic sweeper does (``hydra.sweeper.params`` and the command line's
-    sweep overrides); ``None`` when the file is absent or the sweep cannot be expanded (another sweeper).
+    sweep overrides) for it and its subclasses; ``None`` when the file is absent or the sweep cannot
+    be expanded (another sweeper).
     """
     from omegaconf import OmegaConf
 
@@ -108,9 +109,11 @@ def expected_jobs(sweep_dir: Path) -> list[list[str]] | None:
         from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
         from hydra.core.override_parser.overrides_parser import OverridesParser
 
+        from hydra.utils import get_class
+
         hydra_cfg = OmegaConf.load(path).hydra
-        if not str(hydra_cfg.sweeper.get("_target_", "")).endswith("BasicSweeper"):
-            return None
+        if not issubclass(get_class(str(hydra_cfg.sweeper.get("_target_", ""))), BasicSweeper):
+            return None  # (the project's sweeper, hydra_plugins.ordrank_sweeper, is a BasicSweeper)
         params = hydra_cfg.sweeper.get("params") or {}
         arguments = [f"{k}={v}" for k, v in params.items()] + list(hydra_cfg.overrides.task)
         overrides = OverridesParser.create().parse_overrides(arguments)
