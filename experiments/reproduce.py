@@ -179,7 +179,10 @@ def run_sweep(entry: Entry, quick: bool, data_dir: str, out: Path, bar_position:
         while process.poll() is None:
             bar.n = min(finished(), len(jobs))
             bar.refresh()
-            time.sleep(3.0)  # counting the FINISHED markers walks every job's folder
+            try:  # counting the FINISHED markers walks every job's folder: every 3 s, or at the end
+                process.wait(timeout=3.0)
+            except subprocess.TimeoutExpired:
+                pass
         bar.n = min(finished(), len(jobs))
         bar.refresh()
     if process.returncode != 0:
