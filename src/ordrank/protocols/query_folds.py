@@ -38,14 +38,11 @@ from sklearn.pipeline import Pipeline
 from ordrank.metrics.scorers import for_letor_version, ranking_metric
 from ordrank.results.peer_cache import piece_key
 from ordrank.progress import progress
+from ordrank.protocols.staged import final_step as _final
 
 log = logging.getLogger(__name__)
 LETOR_METRICS = ([f"letor_ndcg@{k}" for k in range(1, 11)] + [f"letor_p@{k}" for k in range(1, 11)]
                  + ["letor_map", "ndcg@10"])
-
-
-def _final(model):
-    return model.steps[-1][1] if isinstance(model, Pipeline) else model
 
 
 def _takes_qid(model) -> bool:

@@ -31,19 +31,15 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.pipeline import Pipeline
 
 from ordrank.results.files import read_table, write_table
+from ordrank.protocols.staged import final_step as _final
 
 log = logging.getLogger(__name__)
 CACHE_VERSION = 1      # part of every key: bump it when the protocol's code changes a piece's rows
 FILE = "peer_cache.parquet"
 MODES = ("cached", "rerun")
 ROW_COLUMNS = ["metric", "value", "params", "status"]  # a piece's rows, as the protocol yields them
-
-
-def _final(learner):
-    return learner.steps[-1][1] if isinstance(learner, Pipeline) else learner
 
 
 def peer_package(learner) -> str | None:
