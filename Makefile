@@ -11,6 +11,8 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 # Data: $ORDRANK_DATA if set, else data/ (where `python -m ordrank.data fetch` puts it): one rule for
 # every entry point; make sets nothing (CI sets ORDRANK_DATA itself, in .ci/run).
+# numpy's transparent-huge-page advice off for every command (as run.py sets it; see its comment):
+export NUMPY_MADVISE_HUGEPAGE ?= 0
 
 .PHONY: setup run reproduce reproduce-quick benchmark benchmark-quick test test-fast figures bench clean
 

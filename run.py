@@ -7,21 +7,28 @@ exits with status 2; ``ORDRANK_DEBUG=1`` shows the full traceback instead. Any o
 bug) keeps its traceback and exits with status 1.
 """
 import os
-import re
-import sys
-import textwrap
-from pathlib import Path
 
-import hydra
-from hydra.core.hydra_config import HydraConfig
-from hydra.errors import HydraException, MissingConfigException, OverrideParseException
-from omegaconf import DictConfig, OmegaConf
-from omegaconf.errors import OmegaConfBaseException
+# numpy advises the kernel to back arrays of 4 MB and more with transparent huge pages; on this
+# project's 2-core VM that made page faults cost a fifth of an abalone job (and a third of its
+# Reduction-SVM model selection), for the same results: off unless the caller says otherwise
+# (benchmarks/bench_model_selection.py --pages measures both). Before numpy is imported.
+os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 
-from ordrank.algorithms import FitFailed
-from ordrank.app import run
-from ordrank.datasets.naming import override_hint
-from ordrank.resume import RememberSweep
+import re  # noqa: E402
+import sys  # noqa: E402
+import textwrap  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import hydra  # noqa: E402
+from hydra.core.hydra_config import HydraConfig  # noqa: E402
+from hydra.errors import HydraException, MissingConfigException, OverrideParseException  # noqa: E402
+from omegaconf import DictConfig, OmegaConf  # noqa: E402
+from omegaconf.errors import OmegaConfBaseException  # noqa: E402
+
+from ordrank.algorithms import FitFailed  # noqa: E402
+from ordrank.app import run  # noqa: E402
+from ordrank.datasets.naming import override_hint  # noqa: E402
+from ordrank.resume import RememberSweep  # noqa: E402
 
 CONF = Path(__file__).resolve().parent / "conf"
 # the project's own errors (bad settings, data files, learners that cannot be fitted) and Hydra's

@@ -3,7 +3,7 @@
     python benchmarks/bench_model_selection.py [--sizes 1000 3000] [--repeats 3]
                                                [--dataset abalone --bins 10 --split 0]
                                                [--learners SVORIM SVOREX Reduction-SVM] [--skip-fits]
-                                               [--smo [--smo-splits 0 1 2]]
+                                               [--smo [--smo-splits 0 1 2]] [--skip-pages]
 
 (a) One SVORIM fit (Gaussian kernel, C = 1, γ = 0.1, tol 1e-3; benchmarks/bench_svor.py's synthetic
 data, noise 0.2): ordrank's configured solver (Clarabel; from 1000 rows the working set), ordrank's
@@ -24,6 +24,11 @@ identical (==, not within a tolerance). ``--smo`` also selects SVORIM and SVOREX
 on each of ``--smo-splits`` and prints its time and where its choice, test MAE and zero-one error
 differ from the configured solver's.
 
+(d) One whole job of the sweep (``run.py``, the same data set, bins and partition) in a subprocess
+with ``NUMPY_MADVISE_HUGEPAGE=1`` (numpy's default: large arrays advised to transparent huge pages)
+and ``=0`` (what run.py, experiments/reproduce.py and the Makefile set): wall, user and system
+seconds and whether the two results tables are identical.
+
 Run on demand (not a test); the numbers depend on the machine's load, CPU seconds less so.
 """
 from __future__ import annotations
@@ -33,14 +38,19 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS",
              "RAYON_NUM_THREADS"):
     os.environ.setdefault(_var, "1")  # one thread each, before numpy, numba and clarabel load
+os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")  # as run.py sets it for every job (--pages)
 
 import argparse  # noqa: E402
+import resource  # noqa: E402
+import subprocess  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 from hydra import compose, initialize_config_dir  # noqa: E402
 from sklearn.base import clone  # noqa: E402
 from sklearn.exceptions import FitFailedWarning  # noqa: E402
@@ -182,6 +192,32 @@ def smo_selection(dataset, bins, splits, learners):
             print(f"  split {split} {name:7s} " + "  |  ".join(line))
 
 
+def pages(dataset, bins, split, repeats):
+    """One whole job of svor_benchmark (``run.py``, every ordrank learner; the peers from the
+    committed peer cache) with numpy's transparent-huge-page advice on and off, alternating."""
+    print(f"(d) one svor_benchmark job ({dataset}, {bins} bins, partition {split}; run.py, one "
+          f"thread), NUMPY_MADVISE_HUGEPAGE=1 against 0, best of {repeats} (wall / user / system s)")
+    best, tables = {}, {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(repeats):
+            for flag in ("1", "0"):
+                before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+                subprocess.run([sys.executable, str(ROOT / "run.py"), "+experiment=svor_benchmark",
+                                f"dataset.name={dataset}", f"dataset.bins={bins}",
+                                f"protocol.splits={split}", f"hydra.run.dir={tmp}/{flag}",
+                                f"results_dir={ROOT / 'results'}"], check=True, cwd=ROOT,
+                               env={**os.environ, "NUMPY_MADVISE_HUGEPAGE": flag},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                after, wall = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter() - start
+                times = (wall, after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime)
+                best[flag] = min(best.get(flag, times), times)
+                tables[flag] = pd.read_parquet(f"{tmp}/{flag}/results.parquet")
+    for flag, label in (("1", "huge pages advised (numpy's default)"), ("0", "not advised (run.py's default)")):
+        print(f"  {label:38s} {best[flag][0]:6.2f} / {best[flag][1]:6.2f} / {best[flag][2]:6.2f}")
+    print(f"  wall x{best['1'][0] / best['0'][0]:4.2f}; results tables identical: "
+          f"{tables['1'].equals(tables['0'])}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -195,6 +231,7 @@ def main(argv=None):
     parser.add_argument("--skip-grid", action="store_true", help="no (b)")
     parser.add_argument("--smo", action="store_true", help="(c): SVOR's selection with the SMO")
     parser.add_argument("--smo-splits", type=int, nargs="+", default=[0])
+    parser.add_argument("--skip-pages", action="store_true", help="no (d)")
     args = parser.parse_args(argv)
     if not args.skip_fits:
         one_fit(args.sizes, args.repeats)
@@ -202,6 +239,8 @@ def main(argv=None):
         grid_search(args.dataset, args.bins, args.split, args.learners, args.repeats)
     if args.smo:
         smo_selection(args.dataset, args.bins, args.smo_splits, args.learners)
+    if not args.skip_pages:
+        pages(args.dataset, args.bins, args.split, min(args.repeats, 2))
 
 
 if __name__ == "__main__":

@@ -45,11 +45,13 @@ import sys
 import time
 from pathlib import Path
 
-from tqdm import tqdm
-from tqdm.contrib.logging import logging_redirect_tqdm
+os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")  # as run.py (see there), before numpy loads
 
-from ordrank.datasets.fetch import require
-from ordrank.progress import StepTimes
+from tqdm import tqdm  # noqa: E402
+from tqdm.contrib.logging import logging_redirect_tqdm  # noqa: E402
+
+from ordrank.datasets.fetch import require  # noqa: E402
+from ordrank.progress import StepTimes  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 QUICK_OUT = REPO / "build" / "quick"

@@ -73,3 +73,25 @@ def test_reproduce_writes_its_step_times(tmp_path):
     assert written["quick"] is True and [s["step"] for s in written["steps"]] == ["a"]
     step = written["steps"][0]
     assert step["wall"] >= 0 and step["cpu"] >= 0 and {"load_before", "load_after"} <= set(step)
+
+
+@pytest.mark.parametrize("entry", ["run.py", "experiments/reproduce.py"])
+def test_entry_points_turn_off_numpys_huge_page_advice(entry):
+    """run.py and reproduce.py set NUMPY_MADVISE_HUGEPAGE=0 before numpy loads (a job 1.3× faster
+    on the 2-core VM, benchmarks/bench_model_selection.py (d)); a caller's own value wins."""
+    import os
+    import subprocess
+    import sys
+
+    probe = ("import runpy, sys; sys.argv = ['x', '--help']\n"
+             f"try: runpy.run_path({str(REPO / entry)!r}, run_name='not_main')\n"
+             "except SystemExit: pass\n"
+             "from numpy._core import multiarray\n"
+             "print(multiarray._set_madvise_hugepage(True))")
+    for preset, expected in ((None, "False"), ("1", "True")):
+        env = {k: v for k, v in os.environ.items() if k != "NUMPY_MADVISE_HUGEPAGE"}
+        if preset:
+            env["NUMPY_MADVISE_HUGEPAGE"] = preset
+        out = subprocess.run([sys.executable, "-c", probe], env=env, cwd=REPO, check=True,
+                             capture_output=True, text=True).stdout.split()
+        assert out[-1] == expected, (entry, preset, out)
