@@ -38,13 +38,11 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import itertools
-import multiprocessing
 import os
 import shutil
 import subprocess
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")  # as run.py (see there), before numpy loads
@@ -72,7 +70,7 @@ def _registry():
 
 
 registry = _registry()
-Entry, REGISTRY, FIGURES, load_script = registry.Entry, registry.REGISTRY, registry.FIGURES, registry.load_script
+Entry, REGISTRY, FIGURES, draw_all = registry.Entry, registry.REGISTRY, registry.FIGURES, registry.draw_all
 PAGES, RESULTS_PAGES, PAPERS_SIZES = registry.PAGES, registry.RESULTS_PAGES, registry.PAPERS_SIZES
 page_tables, update_pages, benchmark_table = registry.page_tables, registry.update_pages, registry.benchmark_table
 papers_sizes_table, papers_sizes_markdown = registry.papers_sizes_table, registry.papers_sizes_markdown
@@ -203,25 +201,6 @@ def run_sweep(entry: Entry, quick: bool, data_dir: str, out: Path, bar_position:
 
     PEER_LINES.append(f"{entry.name}: {tally(sorted(sweep_dir.rglob(FILE)))}")
     return table
-
-
-def draw(script: str, arguments: list[str]) -> None:
-    load_script(script).main(arguments)
-
-
-def draw_all(scripts: list[tuple[str, list[str]]]) -> None:
-    """Each report and figure script's ``main`` in two forked processes (they write different
-    files; the slowest, svor_benchmark's report, takes a third of the step); one process on a
-    single core. The first failure is raised after the others have finished."""
-    workers = min(2, os.cpu_count() or 1, len(scripts))
-    if workers < 2:
-        for script, arguments in scripts:
-            draw(script, arguments)
-        return
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        futures = [pool.submit(draw, script, arguments) for script, arguments in scripts]
-    for future in futures:
-        future.result()
 
 
 def main(argv=None) -> int:

@@ -5,6 +5,9 @@ sizes and data, the figures and reports drawn after them, and the results pages'
 from __future__ import annotations
 
 import importlib.util
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -264,3 +267,22 @@ def load_script(name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def draw(script: str, arguments: list[str]) -> None:
+    load_script(script).main(arguments)
+
+
+def draw_all(scripts: list[tuple[str, list[str]]]) -> None:
+    """Each report and figure script's ``main`` in two forked processes (they write different
+    files; the slowest, svor_benchmark's report, takes a third of the step); one process on a
+    single core. The first failure is raised after the others have finished."""
+    workers = min(2, os.cpu_count() or 1, len(scripts))
+    if workers < 2:
+        for script, arguments in scripts:
+            draw(script, arguments)
+        return
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        futures = [pool.submit(draw, script, arguments) for script, arguments in scripts]
+    for future in futures:
+        future.result()

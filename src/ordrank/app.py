@@ -31,8 +31,8 @@ from ordrank.datasets import naming
 from ordrank.results import peer_cache
 from ordrank.resume import reusable_pieces
 from ordrank.settings import check_settings
-from ordrank.results import (ERROR, FINISHED, finalize, partial_path, publish, split_timings,
-                             timings_path, write_error, write_table)
+from ordrank.results import (ERROR, FINISHED, atomic_path, finalize, partial_path, publish,
+                             split_timings, timings_path, write_error, write_table)
 
 log = logging.getLogger(__name__)
 
@@ -252,7 +252,8 @@ def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
         timings_path(path).unlink(missing_ok=True)
     peers.write(cfg.experiment)  # the peer pieces it ran (ordrank.results.peer_cache), for the sweep's collector
     write_table(results, path)
-    marker.write_text(key + "\n")
+    with atomic_path(marker) as tmp:  # a kill mid-write leaves no empty marker (a job not done)
+        Path(tmp).write_text(key + "\n")
     partial.unlink(missing_ok=True)
     log.info("%s: table (%d finished pieces) written to %s", cfg.experiment, len(finished), path)
     if cfg.get("publish"):
