@@ -20,6 +20,7 @@ def sweep(tmp_path, data_dir, *overrides):
     return done
 
 
+@pytest.mark.slow  # a 4-job sweep, its resume and a report in subprocesses: about 25 s
 def test_quick_sweep_resume_collect_report(tmp_path, shared_data_dir):
     """Two jobs of the quick benchmark; a second start skips both; the collector merges them."""
     sweep(tmp_path, shared_data_dir, "dataset.name=pyrim", "protocol.splits=0,1",

@@ -131,6 +131,7 @@ def default_sigint():
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+@pytest.mark.slow  # two runs in subprocesses, about 9 s
 def test_ctrl_c_prints_one_line_saying_what_was_kept_and_the_restart_reuses_it(tmp_path):
     """SIGINT mid-run: exit 130 and one line on stderr (what was kept, where, how to go on; no
     traceback); the command it names finishes the run computing only the pieces left."""

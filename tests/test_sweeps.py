@@ -67,6 +67,7 @@ def wait_for(predicate, process, timeout=120):
         time.sleep(0.05)
 
 
+@pytest.mark.slow  # two sweeps of 4 jobs in subprocesses: 10-15 s each
 @pytest.mark.parametrize("launcher", ["local", "local_submitit"])
 def test_parallel_sweep_gives_the_rows_of_sequential_runs(tmp_path, capsys, launcher):
     """joblib and submitit's local executor: same rows as the jobs run one by one in this process;
@@ -88,6 +89,7 @@ def test_parallel_sweep_gives_the_rows_of_sequential_runs(tmp_path, capsys, laun
     assert not list(sweep.rglob("%j"))  # submitit's local executor left no literal `%j` folder
 
 
+@pytest.mark.slow  # a sweep killed, collected and resumed in subprocesses: about 15 s
 def test_killed_sweep_resumes_only_the_rest(tmp_path, capsys):
     """Kill a sweep (SIGKILL, nothing cleaned up) after its first job; the collector reports the
     killed and never-started jobs and fails; started again with resume=true only those run."""
