@@ -37,6 +37,7 @@ repetitions so that the batched training pools stay under ``MAX_POOL_BYTES``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import groupby
 
 import numpy as np
 import pandas as pd
@@ -207,18 +208,33 @@ class SubsetRankingProtocol:
                 for mode, learner in readings(learner, self.passes_mode)]
         total = sum(len(self.chunks(m, p)) for m, p in points) * sum(
             getattr(learner, "n_epochs", 1) for _, _, learner in runs)
+        pieces = [(m, p, name, mode, learner) for m, p in points for name, mode, learner in runs]
+        workers = effective_n_jobs(self.n_jobs)
         with progress(total, "subset ranking", unit="pass") as bar:
-            for m, p in points:
-                for name, mode, learner in runs:
-                    if (name, mode, m, p) in skip:
-                        bar.update(len(self.chunks(m, p)) * getattr(learner, "n_epochs", 1))
-                        continue
-                    pieces = [self._run_chunk(dataset, learner, seed, m, p, chunk, bar)
-                              for chunk in self.chunks(m, p)]
-                    table = pd.concat(pieces, ignore_index=True)
+            bar.update(sum(self._passes(*piece) for piece in pieces if piece[2:4] + piece[:2] in skip))
+            pieces = [piece for piece in pieces if piece[2:4] + piece[:2] not in skip]
+            # runs of online pieces (one process each, vectorized) go to `workers` processes at once,
+            # in order (a piece depends on its seed, m and p only: the same table); a batch ranker's
+            # pieces run here, their repetitions in the workers (_run_chunk)
+            for batch, run in groupby(pieces, key=lambda piece: self.vectorize and vectorizable(piece[4])):
+                run = list(run)
+                parallel = batch and workers > 1 and len(run) > 1
+                tables = (Parallel(n_jobs=min(workers, len(run)), return_as="generator")(
+                    delayed(self._piece)(dataset, learner, seed, m, p) for m, p, _, _, learner in run)
+                    if parallel else
+                    (self._piece(dataset, learner, seed, m, p, bar) for m, p, _, _, learner in run))
+                for (m, p, name, mode, learner), table in zip(run, tables):
+                    bar.update(self._passes(m, p, name, mode, learner) if parallel else 0)
                     table.insert(0, "algorithm", name)
                     table.insert(2, "passes_mode", mode)
                     yield table
+
+    def _passes(self, m, p, name, mode, learner) -> int:
+        return len(self.chunks(m, p)) * getattr(learner, "n_epochs", 1)
+
+    def _piece(self, dataset, learner, seed, m, p, bar=None) -> pd.DataFrame:
+        chunks = [self._run_chunk(dataset, learner, seed, m, p, chunk, bar) for chunk in self.chunks(m, p)]
+        return pd.concat(chunks, ignore_index=True)
 
     def _run_chunk(self, dataset, learner, seed, m, p, chunk, bar) -> pd.DataFrame:
         tasks, test_rngs, pools = [], [], []
