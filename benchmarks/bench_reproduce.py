@@ -6,6 +6,7 @@ benchmarks on this machine, and write docs/speed.md (generated; never edit it by
     python benchmarks/bench_reproduce.py --quick              # make reproduce-quick
     python benchmarks/bench_reproduce.py --tests              # make test and make test-fast
     python benchmarks/bench_reproduce.py --learners           # the scripts of `make bench`
+    python benchmarks/bench_reproduce.py --learners bench_predtron.py   # one of them
     python benchmarks/bench_reproduce.py --render             # docs/speed.md from docs/speed.json only
 
 Each part measures what it names and replaces only its own rows of ``docs/speed.json`` (the data)
@@ -100,9 +101,9 @@ def tests(data: dict) -> None:
         commands[f"make {target}"] = timed(["make", target], stdout=subprocess.DEVNULL)
 
 
-def learners(data: dict) -> None:
+def learners(data: dict, scripts: list[str]) -> None:
     rows = data.setdefault("learners", {})
-    for script in LEARNER_BENCHMARKS:
+    for script in scripts:
         if not (REPO / "benchmarks" / script).is_file():
             continue
         with tempfile.TemporaryFile("w+") as out:
@@ -164,10 +165,11 @@ def main(argv=None) -> int:
     parser.add_argument("--only", nargs="+", metavar="ENTRY", help="with --reproduce: these entries only")
     parser.add_argument("--quick", action="store_true", help="time make reproduce-quick")
     parser.add_argument("--tests", action="store_true", help="time make test and make test-fast")
-    parser.add_argument("--learners", action="store_true", help="run the learners' benchmarks")
+    parser.add_argument("--learners", nargs="*", metavar="SCRIPT",
+                        help="run the learners' benchmarks (these scripts only, if named)")
     parser.add_argument("--render", action="store_true", help="only redraw docs/speed.md")
     args = parser.parse_args(argv)
-    if not (args.reproduce or args.quick or args.tests or args.learners or args.render):
+    if not (args.reproduce or args.quick or args.tests or args.learners is not None or args.render):
         parser.error("say what to measure: --reproduce, --quick, --tests, --learners (or --render)")
     data = load()
     if args.quick:
@@ -176,8 +178,11 @@ def main(argv=None) -> int:
         reproduce(data, quick=False, only=args.only)
     if args.tests:
         tests(data)
-    if args.learners:
-        learners(data)
+    if args.learners is not None:
+        unknown = sorted(set(args.learners) - set(LEARNER_BENCHMARKS))
+        if unknown:
+            parser.error(f"--learners: unknown scripts {unknown}; choose from {LEARNER_BENCHMARKS}")
+        learners(data, args.learners or LEARNER_BENCHMARKS)
     DATA.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     PAGE.write_text(render(data) + "\n", encoding="utf-8")
     print(PAGE.read_text(encoding="utf-8"))

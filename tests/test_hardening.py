@@ -270,8 +270,10 @@ def test_a_subset_ranking_run_started_again_skips_finished_pieces(tmp_path, monk
     from ordrank.app import run
     from conftest import make_cfg
 
+    # n_jobs=1: the online pieces run in this process, where the test stops them (with more workers
+    # they run in worker processes; test_predtron_speed checks that path skips the same pieces)
     config = ["+experiment=predtron_subset_m", "protocol.n_repetitions=2", "protocol.n_test=10",
-              "protocol.m=[4,5]", "protocol.n_train=5", "only=[Predtron-inverse]"]
+              "protocol.m=[4,5]", "protocol.n_train=5", "only=[Predtron-inverse]", "+protocol.n_jobs=1"]
     fresh = pd.read_parquet(run(make_cfg(config), tmp_path / "fresh"))
     pieces = len(subset_ranking.SubsetRankingProtocol.finished_pieces(fresh))
     assert pieces == 4  # 2 readings x 2 values of m

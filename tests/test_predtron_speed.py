@@ -58,6 +58,15 @@ def test_the_table_is_the_same_whatever_n_jobs():
                                 ignore_index=True))
     pd.testing.assert_frame_equal(tables[0], tables[1], check_exact=True)
     assert set(tables[0].algorithm) == {"P", "LS", "SVM"}
+    # a resumed run: the pieces in `skip` are left out, the others are the same rows, on either path
+    skip = {("P", "until_separated", 6, 5)}
+    for n_jobs in (1, 2):
+        protocol = SubsetRankingProtocol(n_repetitions=3, n_train=[4, 9], m=6, p=5, n_test=12,
+                                         passes_mode=["until_separated", "one"], n_jobs=n_jobs)
+        rest = pd.concat(protocol.iter_run(GaussianSubsetRanking(), learners, seed=2, skip=skip),
+                         ignore_index=True)
+        kept = tables[0][~((tables[0].algorithm == "P") & (tables[0].passes_mode == "until_separated"))]
+        pd.testing.assert_frame_equal(rest, kept.reset_index(drop=True), check_exact=True)
 
 
 @pytest.mark.parametrize("value", [0, 1.5, True, "2"])
