@@ -208,11 +208,11 @@ class SubsetRankingProtocol:
                 for mode, learner in readings(learner, self.passes_mode)]
         total = sum(len(self.chunks(m, p)) for m, p in points) * sum(
             getattr(learner, "n_epochs", 1) for _, _, learner in runs)
-        pieces = [(m, p, name, mode, learner) for m, p in points for name, mode, learner in runs]
+        pieces = [(name, mode, m, p, learner) for m, p in points for name, mode, learner in runs]
         workers = effective_n_jobs(self.n_jobs)
-        with progress(total, "subset ranking", unit="pass") as bar:
-            bar.update(sum(self._passes(*piece) for piece in pieces if piece[2:4] + piece[:2] in skip))
-            pieces = [piece for piece in pieces if piece[2:4] + piece[:2] not in skip]
+        with progress(total, "subset ranking", unit="pass") as bar:  # a piece's first four: its key
+            bar.update(sum(self._passes(piece[2], piece[3], piece[4]) for piece in pieces if piece[:4] in skip))
+            pieces = [piece for piece in pieces if piece[:4] not in skip]
             # runs of online pieces (one process each, vectorized) go to `workers` processes at once,
             # in order (a piece depends on its seed, m and p only: the same table); a batch ranker's
             # pieces run here, their repetitions in the workers (_run_chunk)
@@ -220,16 +220,16 @@ class SubsetRankingProtocol:
                 run = list(run)
                 parallel = batch and workers > 1 and len(run) > 1
                 tables = (Parallel(n_jobs=min(workers, len(run)), return_as="generator")(
-                    delayed(self._piece)(dataset, learner, seed, m, p) for m, p, _, _, learner in run)
+                    delayed(self._piece)(dataset, learner, seed, m, p) for _, _, m, p, learner in run)
                     if parallel else
-                    (self._piece(dataset, learner, seed, m, p, bar) for m, p, _, _, learner in run))
-                for (m, p, name, mode, learner), table in zip(run, tables):
-                    bar.update(self._passes(m, p, name, mode, learner) if parallel else 0)
+                    (self._piece(dataset, learner, seed, m, p, bar) for _, _, m, p, learner in run))
+                for (name, mode, m, p, learner), table in zip(run, tables):
+                    bar.update(self._passes(m, p, learner) if parallel else 0)
                     table.insert(0, "algorithm", name)
                     table.insert(2, "passes_mode", mode)
                     yield table
 
-    def _passes(self, m, p, name, mode, learner) -> int:
+    def _passes(self, m, p, learner) -> int:
         return len(self.chunks(m, p)) * getattr(learner, "n_epochs", 1)
 
     def _piece(self, dataset, learner, seed, m, p, bar=None) -> pd.DataFrame:
