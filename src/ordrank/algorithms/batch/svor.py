@@ -57,6 +57,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ordrank.algorithms._ordinal import FitFailed, OrdinalEstimator
 from ordrank.algorithms.batch.svor_dual import Dual, Gram, Maps, compiled, jittered  # noqa: F401
+from ordrank.algorithms.qp.ipm import ipm_solve
 from ordrank.algorithms.qp.kkt import kkt_thresholds
 from ordrank.algorithms.qp.options import ACCEPTED, solver_options
 from ordrank.algorithms.qp.smo import smo_solve
@@ -153,7 +154,7 @@ class SVOR(OrdinalEstimator):
         "gamma": [Interval(Real, 0, None, closed="neither")],
         "degree": [Interval(Integral, 1, None, closed="left")],
         "coef0": [Interval(Real, None, None, closed="neither")],
-        "solver": [StrOptions({"CLARABEL", "OSQP", "SMO"})],
+        "solver": [StrOptions({"CLARABEL", "OSQP", "SMO", "IPM"})],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
         "working_set": ["boolean", StrOptions({"auto"})],
@@ -212,12 +213,14 @@ class SVOR(OrdinalEstimator):
                                                               self.constraints,
                                                               float(self.diagonal_jitter)))
 
-        if self.solver == "SMO":
+        if self.solver in ("SMO", "IPM"):
             gram = gram_of(key)
-            g, nu, self.n_iter_, converged = smo_solve(gram.K_qp, gram.maps, float(self.C),
-                                                       self.tol, self.max_iter)
-            solved = (g, nu, "optimal" if converged else "optimal_inaccurate", self.n_iter_, 0,
-                      len(X))
+            solve = smo_solve if self.solver == "SMO" else ipm_solve
+            g, nu, n_iter, converged = solve(gram.K_qp, gram.maps, float(self.C), self.tol,
+                                             self.max_iter)
+            if converged or self.solver == "SMO":  # IPM short of the optimum: Clarabel's solve
+                solved = (g, nu, "optimal" if converged else "optimal_inaccurate", n_iter, 0,
+                          len(X))
         elif self.working_set is True or (self.working_set == "auto" and len(X) >= WS_MIN_N
                                           and self.constraints == "implicit"):
             gram = gram_of((*key, "working set"))
@@ -234,7 +237,8 @@ class SVOR(OrdinalEstimator):
             self.objective_ = float(0.5 * beta @ gram.K_qp @ beta - g.sum())
             self.kernel_rank_ = None
         else:
-            maps = compiled(X, ranks, key, lambda: self._build(X, ranks, k))
+            full_key = key if self.solver != "IPM" else (*key[:-1], "CLARABEL")
+            maps = compiled(X, ranks, full_key, lambda: self._build(X, ranks, k))
             g, nu, status = self._solve_full(maps, what)
             K, self.n_rounds_, self.working_set_size_ = maps.K, 0, len(X)
             self.kernel_rank_ = maps.rank
@@ -256,9 +260,12 @@ class SVOR(OrdinalEstimator):
         objective_."""
         with dual.lock:
             dual.C.value = float(self.C)
+            # IPM short of the optimum in its max_iter: Clarabel, with its own iteration limit
+            solver, max_iter = ("CLARABEL", None) if self.solver == "IPM" else (self.solver,
+                                                                                self.max_iter)
             try:
-                dual.problem.solve(solver=self.solver, **solver_options(
-                    self.solver, self.tol, self.max_iter, dual.rank is not None))
+                dual.problem.solve(solver=solver, **solver_options(
+                    solver, self.tol, max_iter, dual.rank is not None))
             except cp.error.SolverError as exc:
                 raise FitFailed(f"{what} failed: status=solver_error ({exc})") from exc
             status = dual.problem.status
