@@ -3,11 +3,13 @@
     python benchmarks/bench_model_selection.py [--sizes 1000 3000] [--repeats 3]
                                                [--dataset abalone --bins 10 --split 0]
                                                [--learners SVORIM SVOREX Reduction-SVM] [--skip-fits]
-                                               [--smo [--smo-splits 0 1 2]] [--skip-pages]
+                                               [--solvers [CLARABEL SMO] [--solver-splits 0 1 2]]
+                                               [--skip-pages]
 
 (a) One SVORIM fit (Gaussian kernel, C = 1, γ = 0.1, tol 1e-3; benchmarks/bench_svor.py's synthetic
-data, noise 0.2): ordrank's configured solver (Clarabel; from 1000 rows the working set), ordrank's
-SMO (``solver="SMO"``) and skordinal's SVOR (Chu & Keerthi's C SMO), best of ``--repeats``
+data, noise 0.2): ordrank's Clarabel (the estimator's default; from 1000 rows the working set),
+its structured interior point (``solver="IPM"``, the sweeps' setting), its SMO (``solver="SMO"``)
+and skordinal's SVOR (Chu & Keerthi's C SMO), best of ``--repeats``
 alternating runs (the compiled-problem cache cleared before each of ours), one thread each; the
 time ratio ordrank/skordinal and the share of equal predictions on the training rows.
 
@@ -19,10 +21,13 @@ fold, so SVOR's compiled problems, one per fold and γ, were evicted from the 8-
 their next C, and Reduction-SVM built its extended Gram matrix at every fit); "after" is
 ``select`` now (fold by fold, C fastest, inside ``qp.cache.reuse()``). Wall and CPU seconds,
 whether every grid point's mean CV score, the chosen values and the test MAE of the refit are
-identical (==, not within a tolerance). ``--smo`` also selects SVORIM and SVOREX with
-``solver="SMO"`` (a solver change: other floating-point results, the same optimum within ``tol``)
-on each of ``--smo-splits`` and prints its time and where its choice, test MAE and zero-one error
-differ from the configured solver's.
+identical (==, not within a tolerance), with the experiment's configured solver.
+
+(c) SVORIM's and SVOREX's model selection with the configured solver (IPM) and with each of
+``--solvers`` (default: CLARABEL, the solver of the committed tables up to the IPM, and SMO; a
+solver change gives other floating-point results, the same optimum within ``tol``) on each of
+``--solver-splits``: time, choice, the refit's test MAE and zero-one error. ``--solvers`` with no
+name skips it.
 
 (d) One whole job of the sweep (``run.py``, the same data set, bins and partition) in a subprocess
 with ``NUMPY_MADVISE_HUGEPAGE=1`` (numpy's default: large arrays advised to transparent huge pages)
@@ -78,6 +83,7 @@ def timed(run):
 
 def one_fit(sizes, repeats):
     fits = {"ordrank CLARABEL": lambda X, y: SVOR(C=1.0, gamma=0.1, tol=1e-3).fit(X, y),
+            "ordrank IPM": lambda X, y: SVOR(C=1.0, gamma=0.1, tol=1e-3, solver="IPM").fit(X, y),
             "ordrank SMO": lambda X, y: SVOR(C=1.0, gamma=0.1, tol=1e-3, solver="SMO").fit(X, y),
             "skordinal": lambda X, y: SkordinalSVOR(C=1.0, gamma=0.1, tol=1e-3,
                                                     constraints="implicit").fit(X, y)}
@@ -93,7 +99,7 @@ def one_fit(sizes, repeats):
                 best[name] = min(best[name], (wall, cpu))
         peer = models["skordinal"].predict(X)
         line = [f"  n={n:5d}  skordinal {best['skordinal'][0]:6.2f} / {best['skordinal'][1]:6.2f}"]
-        for name in ("ordrank CLARABEL", "ordrank SMO"):
+        for name in ("ordrank CLARABEL", "ordrank IPM", "ordrank SMO"):
             wall, cpu = best[name]
             line.append(f"{name} {wall:6.2f} / {cpu:6.2f} (ratio {wall / best['skordinal'][0]:4.2f}, "
                         f"equal predictions {np.mean(models[name].predict(X) == peer):.4f})")
@@ -171,18 +177,21 @@ def grid_search(dataset, bins, split, learners, repeats):
           f"{totals['after'][0]:6.2f} / {totals['after'][1]:6.2f}")
 
 
-def smo_selection(dataset, bins, splits, learners):
-    """The configured solver against solver="SMO" in model selection, select's order (after)."""
-    print(f"(c) SVOR's model selection with solver='SMO' on {dataset}, {bins} bins (wall s / CPU s; "
-          "select, then the refit's test errors)")
+def solver_selection(dataset, bins, splits, learners, solvers):
+    """The configured solver (conf/algorithm/svorim.yaml: IPM) against each of ``solvers`` in
+    model selection, select's order (after)."""
+    print(f"(c) SVOR's model selection with the configured solver and with {', '.join(solvers)} on "
+          f"{dataset}, {bins} bins (wall s / CPU s; select, then the refit's test errors)")
     for split in splits:
         protocol, models, folds, (X, y, X_test, y_test) = job(dataset, bins, split, learners)
         for name in learners:
             if name not in ("SVORIM", "SVOREX"):
                 continue
             line = []
-            for label, model in (("configured", models[name]),
-                                 ("SMO", clone(models[name]).set_params(svor__solver="SMO"))):
+            configured = models[name].get_params()["svor__solver"]
+            for label, model in ((f"configured ({configured})", models[name]),
+                                 *((solver, clone(models[name]).set_params(svor__solver=solver))
+                                   for solver in solvers)):
                 params, wall, cpu = timed(
                     lambda: protocol.select(model, protocol.grids[name], folds, X, y))
                 predicted = clone(model).set_params(**params).fit(X, y).predict(X_test)
@@ -229,16 +238,17 @@ def main(argv=None):
     parser.add_argument("--learners", nargs="+", default=["SVORIM", "SVOREX", "Reduction-SVM"])
     parser.add_argument("--skip-fits", action="store_true", help="no (a)")
     parser.add_argument("--skip-grid", action="store_true", help="no (b)")
-    parser.add_argument("--smo", action="store_true", help="(c): SVOR's selection with the SMO")
-    parser.add_argument("--smo-splits", type=int, nargs="+", default=[0])
+    parser.add_argument("--solvers", nargs="*", default=["CLARABEL", "SMO"],
+                        help="(c): SVOR's selection with these solvers beside the configured one")
+    parser.add_argument("--solver-splits", type=int, nargs="+", default=[0])
     parser.add_argument("--skip-pages", action="store_true", help="no (d)")
     args = parser.parse_args(argv)
     if not args.skip_fits:
         one_fit(args.sizes, args.repeats)
     if not args.skip_grid:
         grid_search(args.dataset, args.bins, args.split, args.learners, args.repeats)
-    if args.smo:
-        smo_selection(args.dataset, args.bins, args.smo_splits, args.learners)
+    if args.solvers:
+        solver_selection(args.dataset, args.bins, args.solver_splits, args.learners, args.solvers)
     if not args.skip_pages:
         pages(args.dataset, args.bins, args.split, min(args.repeats, 2))
 
