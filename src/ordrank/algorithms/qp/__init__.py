@@ -6,6 +6,7 @@
 - :mod:`.clarabel_qp`: the box QP in Clarabel's standard form (or in cvxpy), :func:`solve_box_qp`;
 - :mod:`.kkt`: bound sides, KKT thresholds and violations of a thresholded dual;
 - :mod:`.working_set`: the exact optimum by a chain of small restricted problems.
+- :mod:`.ipm`: a primal-dual interior point for SVOR's dual, one n × n Cholesky factor per step;
 - :mod:`.smo`: sequential minimal optimization of SVOR's dual (numba), no QP solver;
 - :mod:`.smo_reduction`: the same for Reduction-SVM's dual, on the base kernel only.
 """
