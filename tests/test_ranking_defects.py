@@ -139,7 +139,7 @@ def test_a_linear_poly_kernel_matches_the_linear_primal():
 def test_cutting_plane_model_stays_bounded_on_badly_scaled_data(monkeypatch):
     X, y, q = queries()
     sizes, solve = [], ranksvm_primal._simplex_qp
-    monkeypatch.setattr(ranksvm_primal, "_simplex_qp", lambda G, b, g, n: sizes.append(len(b)) or solve(G, b, g, n))
+    monkeypatch.setattr(ranksvm_primal, "_simplex_qp", lambda G, b, *rest: sizes.append(len(b)) or solve(G, b, *rest))
     with pytest.warns(ConvergenceWarning, match="max_iter=150 reached"):
         model = RankSVM(max_iter=150).fit(X * 1e6, y, qid=q)
     # at most MAX_CUTS = 200 kept, plus one round's new cuts (~22); before: 400 and growing each round

@@ -1,4 +1,5 @@
-"""The QP toolkit of the kernel duals (SVOR, kernel RankSVM): box-constrained QPs in β-form.
+"""The QP toolkit: the kernel duals' box-constrained QPs in β-form (SVOR, kernel RankSVM) and the
+linear RankSVM cutting plane's model QP.
 
 - :mod:`.cache`: an LRU cache of compiled problems (a grid over C compiles once per training set);
 - :mod:`.factor`: the kernel term, exact (PSD-wrapped) or through a pivoted-Cholesky factor;
@@ -8,5 +9,6 @@
 - :mod:`.working_set`: the exact optimum by a chain of small restricted problems.
 - :mod:`.ipm`: a primal-dual interior point for SVOR's dual, one n × n Cholesky factor per step;
 - :mod:`.smo`: sequential minimal optimization of SVOR's dual (numba), no QP solver;
+- :mod:`.simplex`: the cutting plane's model QP over simplices (RankSVM), an exact active set;
 - :mod:`.smo_reduction`: the same for Reduction-SVM's dual, on the base kernel only.
 """

@@ -35,10 +35,12 @@ class RankSVM(RankingEstimator):
     - hinge: the optimised cutting-plane method (Joachims 2006's 1-slack cuts; OCAS, Franc &
       Sonnenburg 2009): each cut ``R(w) ≥ b_k − a_k·w`` comes from the active pairs at one point; the
       model ``½‖w‖² + max_k(b_k − a_k·w)⁺`` is minimised exactly in its dual (a QP over the simplex
-      of the cuts, Clarabel), then a line search from the best point towards it. The dual value is a
-      lower bound of the optimum: the fit stops when ``F(w_best) − bound ≤ tol · F(w_best)``, a
-      certified relative gap. Its rounds grow with the data (127 at 200 queries × 100 documents,
-      276 at 2,000: 152 s for 8 million pairs), so large problems use instead. The model keeps at
+      of the cuts: an active set warm-started from the last round's,
+      :mod:`ordrank.algorithms.qp.simplex`), then a line search from the best point towards it. The
+      dual value is a lower bound of the optimum: the fit stops when
+      ``F(w_best) − bound ≤ tol · F(w_best)``, a certified relative gap. Its rounds grow with the
+      data (127 at 200 queries × 100 documents, 276 at 2,000: 152 s for 8 million pairs), so large
+      problems use the smoothed Newton instead. The model keeps at
       most ``MAX_CUTS`` cuts: beyond that, the cuts with the largest dual weights stay and the rest
       are replaced by their aggregate ``Σ α_k (a_k, b_k) / Σ α_k`` (a valid cut that keeps the
       model's last minimiser, so the bound never decreases), so a round costs a bounded QP even on

@@ -1,6 +1,7 @@
 r"""The linear RankSVM's primal: the objective by sweeps over sorted scores (never the pairs), and
 the cutting plane (Joachims 2006: a bounded model of at most ``MAX_CUTS`` cuts, the rest merged into
-one aggregate cut per group, each round's QP over the simplex solved by Clarabel). The Newton
+one aggregate cut per group, each round's QP over the simplex solved exactly by an active set
+warm-started from the last round's, :mod:`ordrank.algorithms.qp.simplex`). The Newton
 solvers: :mod:`~ordrank.algorithms.ranking.ranksvm_newton`. The estimator:
 :class:`ordrank.algorithms.ranking.ranksvm.RankSVM`.
 """
@@ -12,6 +13,7 @@ import clarabel
 import numpy as np
 from scipy import sparse
 
+from ordrank.algorithms.qp.simplex import simplex_qp
 from ordrank.algorithms.ranking._pairwise import MarginSweep, dense_ranks, margin_counts, pair_counts
 from ordrank.queries import count_pairs, preference_pairs, query_index, query_offsets
 
@@ -72,7 +74,7 @@ def _cutting_plane(problem: _Problem, tol: float, max_iter: int, patience: int =
     cuts_a, cuts_b, cuts_g = [], [], []
     cuts = (cuts_a, cuts_b, cuts_g)
     f_best, diff_best = _evaluate(problem, w_best, s_best, cuts)
-    bound, idle = 0.0, np.zeros(0, dtype=np.int64)
+    bound, idle, alpha = 0.0, np.zeros(0, dtype=np.int64), np.zeros(0)
     for iteration in range(1, max_iter + 1):
         # cuts unused by the model for `patience` rounds are dropped (the bound stays valid)
         idle = np.r_[idle, np.zeros(len(cuts_a) - len(idle), dtype=np.int64)]
@@ -81,12 +83,14 @@ def _cutting_plane(problem: _Problem, tol: float, max_iter: int, patience: int =
         cuts_b[:] = [b for b, k in zip(cuts_b, keep) if k]
         cuts_g[:] = [g for g, k in zip(cuts_g, keep) if k]
         A, b = np.asarray(cuts_a), np.asarray(cuts_b)
-        alpha = _simplex_qp(A @ A.T, b, np.asarray(cuts_g), len(problem.starts))
+        # the last round's optimum, the new cuts at 0: a feasible start near this round's optimum
+        start = np.r_[alpha, np.zeros(len(keep) - len(alpha))][keep]
+        alpha = _simplex_qp(A @ A.T, b, np.asarray(cuts_g), len(problem.starts), start)
         idle = np.where(alpha > 1e-9 * max(alpha.max(), 1e-300), 0, idle[keep] + 1)
         w_model = A.T @ alpha
         bound = max(bound, float(alpha @ b) - 0.5 * float(w_model @ w_model))
         if len(cuts_a) > MAX_CUTS:
-            idle = _aggregate(cuts, alpha, idle, len(problem.starts))
+            idle, alpha = _aggregate(cuts, alpha, idle, len(problem.starts))
         if f_best - bound <= tol * f_best:
             break
         w_best, s_best, f_best, diff_best = _line_search(
@@ -106,7 +110,7 @@ def _aggregate(cuts, alpha, idle, n_groups):
     order = np.argsort(-alpha, kind="stable")
     kept, dropped = np.sort(order[:MAX_CUTS]), order[MAX_CUTS:]
     groups = np.asarray(cuts_g)
-    extra_a, extra_b, extra_g = [], [], []
+    extra_a, extra_b, extra_g, extra_alpha = [], [], [], []
     for g in range(n_groups):
         mine = dropped[groups[dropped] == g]
         weight = float(alpha[mine].sum())
@@ -114,10 +118,11 @@ def _aggregate(cuts, alpha, idle, n_groups):
             extra_a.append(np.asarray(cuts_a)[mine].T @ alpha[mine] / weight)
             extra_b.append(float(np.asarray(cuts_b)[mine] @ alpha[mine]) / weight)
             extra_g.append(g)
+            extra_alpha.append(weight)
     cuts_a[:] = [cuts_a[k] for k in kept] + extra_a
     cuts_b[:] = [cuts_b[k] for k in kept] + extra_b
     cuts_g[:] = [cuts_g[k] for k in kept] + extra_g
-    return np.r_[idle[kept], np.zeros(len(extra_g), dtype=np.int64)]
+    return np.r_[idle[kept], np.zeros(len(extra_g), dtype=np.int64)], np.r_[alpha[kept], extra_alpha]
 
 
 def _evaluate(problem: _Problem, w, s, cuts):
@@ -134,9 +139,13 @@ def _evaluate(problem: _Problem, w, s, cuts):
     return 0.5 * float(w @ w) + problem.C * problem.loss(s, sweep), diff
 
 
-def _simplex_qp(G, b, group, n_groups):
-    """``max αᵀb − ½ αᵀGα`` over ``α ≥ 0`` and ``Σ α ≤ 1`` over the cuts of each group (Clarabel):
-    the dual of the cutting-plane model ``½‖w‖² + Σ_g max_k(b_gk − a_gk·w)⁺``."""
+def _simplex_qp(G, b, group, n_groups, start=None):
+    """``max αᵀb − ½ αᵀGα`` over ``α ≥ 0`` and ``Σ α ≤ 1`` over the cuts of each group: the dual of
+    the cutting-plane model ``½‖w‖² + Σ_g max_k(b_gk − a_gk·w)⁺``. The active set from ``start``
+    (:func:`~ordrank.algorithms.qp.simplex.simplex_qp`), else Clarabel from scratch."""
+    alpha = simplex_qp(G, b, group, n_groups, start)
+    if alpha is not None:
+        return alpha
     k = len(b)
     scale = max(float(np.max(np.abs(np.diag(G)))), float(np.max(np.abs(b))), 1.0)
     P = sparse.csc_matrix(np.triu(G / scale))
