@@ -1,4 +1,5 @@
-"""Speed of ordrank's SVOR (cvxpy dual) against skordinal's SVOR (Chu's SMO in C), same run.
+"""Speed of ordrank's SVOR by its cvxpy dual (solver="CLARABEL"; SMO, IPM and the default "auto":
+benchmarks/bench_model_selection.py (a)) against skordinal's SVOR (Chu's SMO in C), same run.
 
     python benchmarks/bench_svor.py [--repeats 3] [--large]
 
@@ -59,7 +60,8 @@ def best_of(repeats, fit):
 
 
 def ours(X, y, working_set=False):
-    return svor.SVOR(C=1.0, gamma=0.1, tol=1e-3, working_set=working_set).fit(X, y)
+    return svor.SVOR(C=1.0, gamma=0.1, tol=1e-3, solver="CLARABEL",
+                     working_set=working_set).fit(X, y)
 
 
 def theirs(X, y):
@@ -122,13 +124,13 @@ def grid(repeats, n=150):
 
     def one_problem():
         for C in GRID:
-            model = svor.SVOR(C=C, gamma=0.1).fit(X, y)
+            model = svor.SVOR(C=C, gamma=0.1, solver="CLARABEL").fit(X, y)
         return model
 
     def independent():
         for C in GRID:
             cache.clear_cache()
-            model = svor.SVOR(C=C, gamma=0.1).fit(X, y)
+            model = svor.SVOR(C=C, gamma=0.1, solver="CLARABEL").fit(X, y)
         return model
 
     shared_s, _ = best_of(repeats, one_problem)

@@ -52,7 +52,7 @@ def svor_once(X, y):
 
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "Solution may be inaccurate")
-        return SVOR(max_iter=1).fit(X, y)
+        return SVOR(solver="CLARABEL", max_iter=1).fit(X, y)
 
 
 def with_value(array, index, value):
@@ -177,7 +177,8 @@ CASES = [
     Case("ranks-outside-1..k", "the online protocol given rank 0 with k = 3", ValueError,
          r"^y has rank 0 outside 1\.\.3",
          lambda tmp: run_sequences(PRank(), np.stack([X, X]), np.stack([Y, Y - 1]), 3)),
-    Case("svor-solver-limit", "`SVOR(max_iter=1).fit(X, y)` (the solver stops early)", FitFailed,
+    Case("svor-solver-limit", "`SVOR(solver='CLARABEL', max_iter=1).fit(X, y)` (the solver stops "
+         "early)", FitFailed,
          r"^SVOR\(constraints='implicit', C=1\.0, kernel='rbf', gamma=1\.0\) with CLARABEL did not reach "
          r"an optimum: status=user_limit",
          lambda tmp: svor_once(X[:80], Y[:80])),

@@ -4,6 +4,7 @@ import io
 import os
 import tarfile
 import warnings
+from functools import partial
 from unittest import mock
 
 import cvxpy as cp
@@ -22,6 +23,8 @@ from ordrank.algorithms.qp import cache, clarabel_qp, factor, kkt, working_set
 from ordrank.algorithms.qp.options import solver_options
 from ordrank.features.kernels import kernel_matrix
 
+CvxSVOR = partial(SVOR, solver="CLARABEL")  # the cvxpy problem: its cache, factor, working set
+
 ORDINAL_SCORE = {
     "check_classifiers_train": "decision_function is the ordinal score f(x), shape (n,), not one "
     "margin per class; the rank comes from the thresholds",
@@ -30,7 +33,8 @@ ORDINAL_SCORE = {
 }
 
 
-@parametrize_with_checks([SVOR(), SVOR("explicit", kernel="linear"), SVOR(working_set=True)],
+@parametrize_with_checks([SVOR(), SVOR("explicit", kernel="linear"),
+                          SVOR(solver="CLARABEL", working_set=True)],
                          expected_failed_checks=lambda est: ORDINAL_SCORE)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
@@ -162,10 +166,10 @@ def test_solver_failure_raises_fitfailed():
     X, y = small_data()
     with pytest.raises(FitFailed, match=r"SVOR\(constraints='implicit', C=2.0, kernel='rbf', "
                                         r"gamma=0.5\).*status=user_limit"):
-        SVOR(C=2.0, gamma=0.5, max_iter=1).fit(X, y)
+        CvxSVOR(C=2.0, gamma=0.5, max_iter=1).fit(X, y)
     with mock.patch.object(cp.Problem, "solve", side_effect=cp.error.SolverError("boom")):
         with pytest.raises(FitFailed, match="status=solver_error.*boom"):
-            SVOR(C=3.0).fit(X, y)
+            CvxSVOR(C=3.0).fit(X, y)
 
 
 def test_inaccurate_status_accepted_with_warning():
@@ -179,7 +183,7 @@ def test_inaccurate_status_accepted_with_warning():
 
     with mock.patch.object(cp.Problem, "solve", inaccurate):
         with pytest.warns(ConvergenceWarning, match="status=optimal_inaccurate"):
-            model = SVOR(C=4.0).fit(X, y)
+            model = CvxSVOR(C=4.0).fit(X, y)
     assert model.status_ == "optimal_inaccurate"
 
 
@@ -188,25 +192,25 @@ def test_bad_parameters_rejected():
     for bad in ({"C": 0}, {"gamma": -1.0}, {"kernel": "sigmoid"}, {"constraints": "both"},
                 {"solver": "SCS"}, {"max_iter": 0}):
         with pytest.raises(ValueError, match=next(iter(bad))):
-            SVOR(**bad).fit(X, y)
+            CvxSVOR(**bad).fit(X, y)
 
 
 def test_grid_search_reuses_compiled_problem():
     X, y = small_data(2, n=60)
     cache.clear_cache()
-    search = GridSearchCV(SVOR(gamma=0.5), {"C": [0.1, 1, 10]}, cv=3).fit(X, y)
+    search = GridSearchCV(CvxSVOR(gamma=0.5), {"C": [0.1, 1, 10]}, cv=3).fit(X, y)
     # 3 folds + the refit on all rows compile; the other 2 C values on each fold reuse
     assert cache.cache_stats == {"hits": 6, "misses": 4}
     assert search.best_params_["C"] in (0.1, 1, 10)
-    fresh = SVOR(gamma=0.5, C=search.best_params_["C"]).fit(X, y)  # a hit, same result
+    fresh = CvxSVOR(gamma=0.5, C=search.best_params_["C"]).fit(X, y)  # a hit, same result
     np.testing.assert_array_equal(fresh.thresholds_, search.best_estimator_.thresholds_)
     assert cache.cache_stats["hits"] == 7
 
 
 def test_osqp_solver_close_to_clarabel():
     X, y = small_data(3)
-    a = SVOR(solver="OSQP", tol=1e-6).fit(X, y)
-    b = SVOR(tol=1e-6).fit(X, y)
+    a = CvxSVOR(solver="OSQP", tol=1e-6).fit(X, y)
+    b = CvxSVOR(tol=1e-6).fit(X, y)
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-3)
     assert np.mean(a.predict(X) == b.predict(X)) >= 0.95
 
@@ -227,10 +231,10 @@ def test_pivoted_cholesky():
 def both_forms(X, y, **params):
     """The fit with the automatic choice of form, and with the exact n × n form forced."""
     cache.clear_cache()
-    auto = SVOR(**params).fit(X, y)
+    auto = CvxSVOR(**params).fit(X, y)
     cache.clear_cache()
     with mock.patch.object(factor, "MAX_RANK", 0.0):
-        exact = SVOR(**params).fit(X, y)
+        exact = CvxSVOR(**params).fit(X, y)
     cache.clear_cache()
     return auto, exact
 
@@ -284,9 +288,9 @@ def test_working_set_reaches_the_exact_optimum(constraints, noise):
     solve's objective, thresholds and predictions, after restricting the kernel block."""
     X, y = ranked_data(7, 250, noise)
     cache.clear_cache()
-    exact = SVOR(constraints, gamma=0.2, C=2.0, tol=1e-6).fit(X, y)
+    exact = CvxSVOR(constraints, gamma=0.2, C=2.0, tol=1e-6).fit(X, y)
     with small_first_pass():
-        ws = SVOR(constraints, gamma=0.2, C=2.0, tol=1e-6, working_set=True).fit(X, y)
+        ws = CvxSVOR(constraints, gamma=0.2, C=2.0, tol=1e-6, working_set=True).fit(X, y)
     assert exact.n_rounds_ == 0 and exact.working_set_size_ == len(X)
     assert ws.n_rounds_ >= 1 and ws.working_set_size_ < len(X)
     assert ws.objective_ == pytest.approx(exact.objective_, rel=1e-6)
@@ -302,8 +306,8 @@ def test_implicit_working_set_with_its_default_sizes():
     second example), the same optimum as the full solve, on a kernel block far smaller than n."""
     X, y = ranked_data(12, 700, 0.5, k=10, d=8)
     cache.clear_cache()
-    exact = SVOR(gamma=0.1, tol=1e-4).fit(X, y)
-    ws = SVOR(gamma=0.1, tol=1e-4, working_set=True).fit(X, y)
+    exact = CvxSVOR(gamma=0.1, tol=1e-4).fit(X, y)
+    ws = CvxSVOR(gamma=0.1, tol=1e-4, working_set=True).fit(X, y)
     assert ws.n_rounds_ >= 2 and ws.working_set_size_ < len(X) / 2
     assert ws.objective_ == pytest.approx(exact.objective_, rel=1e-5)
     np.testing.assert_allclose(ws.thresholds_, exact.thresholds_, atol=1e-3)
@@ -316,13 +320,13 @@ def test_working_set_gives_up_for_the_full_solve_when_it_grows_past_half_the_dat
     full solve's optimum. Checked by lowering the thresholds (n = 300 instead of ≥ 1000)."""
     X, y = ranked_data(5, 300, 1.0, k=5, d=4)
     cache.clear_cache()
-    grown = SVOR(gamma=0.2, C=2.0, tol=1e-5, working_set=True).fit(X, y)
+    grown = CvxSVOR(gamma=0.2, C=2.0, tol=1e-5, working_set=True).fit(X, y)
     assert grown.n_rounds_ >= 1 and grown.working_set_size_ > 0.2 * len(X)  # what the cap cuts
     monkeypatch.setattr(working_set, "WS_SHARE_MIN_N", 100)
     monkeypatch.setattr(working_set, "WS_MAX_SHARE", 0.2)
     cache.clear_cache()
-    capped = SVOR(gamma=0.2, C=2.0, tol=1e-5, working_set=True).fit(X, y)
-    exact = SVOR(gamma=0.2, C=2.0, tol=1e-5, working_set=False).fit(X, y)
+    capped = CvxSVOR(gamma=0.2, C=2.0, tol=1e-5, working_set=True).fit(X, y)
+    exact = CvxSVOR(gamma=0.2, C=2.0, tol=1e-5, working_set=False).fit(X, y)
     assert capped.n_rounds_ == 0 and capped.working_set_size_ == len(X)
     assert capped.objective_ == pytest.approx(exact.objective_, rel=1e-9)
     assert capped.objective_ == pytest.approx(grown.objective_, rel=1e-4)
@@ -336,9 +340,9 @@ def test_working_set_accurate_at_large_C(constraints):
     thresholds 0.86 off and 7 % of the predictions changed)."""
     X, y = ranked_data(13, 400, 0.5, k=8, d=6)
     cache.clear_cache()
-    ref = SVOR(constraints, C=100.0, gamma=0.05, tol=1e-7).fit(X, y)
+    ref = CvxSVOR(constraints, C=100.0, gamma=0.05, tol=1e-7).fit(X, y)
     with small_first_pass():
-        ws = SVOR(constraints, C=100.0, gamma=0.05, tol=1e-3, working_set=True).fit(X, y)
+        ws = CvxSVOR(constraints, C=100.0, gamma=0.05, tol=1e-3, working_set=True).fit(X, y)
     assert ws.n_rounds_ >= 1
     np.testing.assert_allclose(ws.thresholds_, ref.thresholds_, atol=5e-3)
     assert np.mean(ws.predict(X) == ref.predict(X)) >= 0.995
@@ -383,12 +387,12 @@ def test_working_set_kkt_verified_on_all_variables(constraints):
     cache.clear_cache()
     with small_first_pass(), mock.patch.multiple(working_set, WS_MAX_ROUNDS=1,
                                                        WS_ROUNDS_PER_N=1 / 200):
-        fallback = SVOR(constraints, gamma=0.2, tol=1e-6, working_set=True).fit(X, y)
-    exact = SVOR(constraints, gamma=0.2, tol=1e-6).fit(X, y)
+        fallback = CvxSVOR(constraints, gamma=0.2, tol=1e-6, working_set=True).fit(X, y)
+    exact = CvxSVOR(constraints, gamma=0.2, tol=1e-6).fit(X, y)
     assert fallback.n_rounds_ == 0  # gave up on the working set
     np.testing.assert_array_equal(fallback.thresholds_, exact.thresholds_)
     with small_first_pass():
-        several = SVOR(constraints, gamma=0.2, tol=1e-6, working_set=True).fit(X, y)
+        several = CvxSVOR(constraints, gamma=0.2, tol=1e-6, working_set=True).fit(X, y)
     assert several.n_rounds_ > 1
 
 
@@ -397,7 +401,7 @@ def test_implicit_working_set_checks_the_threshold_bounds():
     optimal bound opens its threshold's gap, and most_violating picks it."""
     X, y = ranked_data(11, 120, 0.5)
     cache.clear_cache()
-    model = SVOR(gamma=0.2, C=1.0, tol=1e-7).fit(X, y)
+    model = CvxSVOR(gamma=0.2, C=1.0, tol=1e-7).fit(X, y)
     maps = svor.Maps(model.to_ranks(y), len(model.classes_), "implicit")
     g = np.clip(next(iter(cache._cache.values())).g.value, 0, 1.0)
     f = model.decision_function(X)
@@ -420,15 +424,15 @@ def test_working_set_auto_by_size_and_variant():
     assert SVOR().working_set == "auto"
     for constraints in ("implicit", "explicit"):
         with mock.patch.object(svor, "WS_MIN_N", 61):
-            assert SVOR(constraints).fit(X, y).n_rounds_ == 0
+            assert CvxSVOR(constraints).fit(X, y).n_rounds_ == 0
     with small_first_pass(), mock.patch.object(svor, "WS_MIN_N", 60):
-        assert SVOR().fit(X, y).n_rounds_ >= 1
-        assert SVOR(working_set=False).fit(X, y).n_rounds_ == 0
+        assert CvxSVOR().fit(X, y).n_rounds_ >= 1
+        assert CvxSVOR(working_set=False).fit(X, y).n_rounds_ == 0
     with mock.patch.object(svor, "WS_MIN_N", 60):
-        assert SVOR("explicit").fit(X, y).n_rounds_ == 0
-        assert SVOR("explicit", working_set=True).fit(X, y).n_rounds_ >= 1
+        assert CvxSVOR("explicit").fit(X, y).n_rounds_ == 0
+        assert CvxSVOR("explicit", working_set=True).fit(X, y).n_rounds_ >= 1
     with pytest.raises(ValueError, match="working_set"):
-        SVOR(working_set="sometimes").fit(X, y)
+        CvxSVOR(working_set="sometimes").fit(X, y)
 
 
 def test_make_feasible_balances_every_threshold():
@@ -454,8 +458,8 @@ def test_working_set_under_grid_search():
     """GridSearchCV's clones with the working set choose and refit like the full solve."""
     X, y = ranked_data(11, 120, 0.5)
     grid = {"C": [0.1, 1.0, 10.0]}
-    ws = GridSearchCV(SVOR(gamma=0.5, tol=1e-6, working_set=True), grid, cv=3).fit(X, y)
-    exact = GridSearchCV(SVOR(gamma=0.5, tol=1e-6), grid, cv=3).fit(X, y)
+    ws = GridSearchCV(CvxSVOR(gamma=0.5, tol=1e-6, working_set=True), grid, cv=3).fit(X, y)
+    exact = GridSearchCV(CvxSVOR(gamma=0.5, tol=1e-6), grid, cv=3).fit(X, y)
     assert ws.best_params_ == exact.best_params_
     np.testing.assert_allclose(ws.cv_results_["mean_test_score"],
                                exact.cv_results_["mean_test_score"], atol=1e-9)

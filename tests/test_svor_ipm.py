@@ -35,7 +35,8 @@ def test_ipm_optimal_feasible_and_ordered(seed, n, k, C, constraints, kernel):
     y = rng.integers(1, k + 1, size=n)
     if len(np.unique(y)) < 2:
         y[0], y[-1] = 1, 2
-    exact = SVOR(constraints, kernel=kernel, gamma=1.0, C=C, tol=1e-7, working_set=False).fit(X, y)
+    exact = SVOR(constraints, kernel=kernel, gamma=1.0, C=C, tol=1e-7, working_set=False,
+                 solver="CLARABEL").fit(X, y)
     classes = np.unique(y)
     maps = Maps(np.searchsorted(classes, y) + 1, len(classes), constraints)
     K = exact._kernels(X)[1]

@@ -37,21 +37,23 @@ def test_jitter_is_the_textbook_dual_of_the_jittered_kernel():
     """ε > 0 solves the dual with K + εI (training) and predicts with the plain kernel."""
     X, y = small_data(3, n=40)
     eps = 0.05
-    model = SVOR(C=10.0, gamma=0.5, tol=1e-7, diagonal_jitter=eps).fit(X, y)
+    model = SVOR(C=10.0, gamma=0.5, tol=1e-7, solver="CLARABEL", diagonal_jitter=eps).fit(X, y)
     beta, K = model.dual_coef_, model._gram(X)
     np.testing.assert_allclose(model.decision_function(X), K @ beta, atol=1e-10)
     g_sum = 0.5 * beta @ (K + eps * np.eye(len(X))) @ beta - model.objective_
     assert g_sum > 0
     # the KKT conditions hold with the jittered training scores f = (K + εI)β: a free g_ij puts
     # b_j at f_i − s_ij, so every training example lies on the right side of its thresholds
-    plain = SVOR(C=10.0, gamma=0.5, tol=1e-7).fit(X, y)
+    plain = SVOR(C=10.0, gamma=0.5, tol=1e-7, solver="CLARABEL").fit(X, y)
     assert not np.allclose(plain.dual_coef_, beta, atol=1e-4)  # the jitter changes the problem
     # the working-set solve and the low-rank factor (linear kernel) reach the same optimum
-    ws = SVOR(C=10.0, gamma=0.5, tol=1e-7, diagonal_jitter=eps, working_set=True).fit(X, y)
+    ws = SVOR(C=10.0, gamma=0.5, tol=1e-7, solver="CLARABEL", diagonal_jitter=eps,
+              working_set=True).fit(X, y)
     np.testing.assert_allclose(ws.dual_coef_, beta, atol=1e-4)
     np.testing.assert_allclose(ws.thresholds_, model.thresholds_, atol=1e-4)
-    lin = SVOR(kernel="linear", C=1.0, tol=1e-7, diagonal_jitter=eps)
-    lin_ws = SVOR(kernel="linear", C=1.0, tol=1e-7, diagonal_jitter=eps, working_set=True)
+    lin = SVOR(kernel="linear", C=1.0, tol=1e-7, solver="CLARABEL", diagonal_jitter=eps)
+    lin_ws = SVOR(kernel="linear", C=1.0, tol=1e-7, solver="CLARABEL", diagonal_jitter=eps,
+                  working_set=True)
     lin.fit(X, y), lin_ws.fit(X, y)
     assert lin.kernel_rank_ is not None  # through the factor, + ε‖β‖²
     np.testing.assert_allclose(lin.dual_coef_, lin_ws.dual_coef_, atol=1e-4)
@@ -75,12 +77,13 @@ class Doubled(SVOR):
 def test_cache_keyed_on_class_and_jitter():
     X, y = small_data(4, n=40)
     cache.clear_cache()
-    base = SVOR(C=1.0, gamma=0.5, tol=1e-7, working_set=False).fit(X, y)
-    doubled = Doubled(C=1.0, gamma=0.5, tol=1e-7, working_set=False).fit(X, y)
+    base = SVOR(C=1.0, gamma=0.5, tol=1e-7, solver="CLARABEL", working_set=False).fit(X, y)
+    doubled = Doubled(C=1.0, gamma=0.5, tol=1e-7, solver="CLARABEL", working_set=False).fit(X, y)
     assert cache.cache_stats == {"hits": 0, "misses": 2}  # not base's problem
     assert not np.allclose(doubled.dual_coef_, base.dual_coef_, atol=1e-4)
-    fresh = Doubled(C=1.0, gamma=0.5, tol=1e-7, working_set=False).fit(X, y)
+    fresh = Doubled(C=1.0, gamma=0.5, tol=1e-7, solver="CLARABEL", working_set=False).fit(X, y)
     np.testing.assert_allclose(fresh.dual_coef_, doubled.dual_coef_, atol=1e-6)
     assert cache.cache_stats == {"hits": 1, "misses": 2}
-    SVOR(C=1.0, gamma=0.5, tol=1e-7, working_set=False, diagonal_jitter=1e-3).fit(X, y)
+    SVOR(C=1.0, gamma=0.5, tol=1e-7, solver="CLARABEL", working_set=False,
+         diagonal_jitter=1e-3).fit(X, y)
     assert cache.cache_stats["misses"] == 3

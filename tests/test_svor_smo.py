@@ -30,7 +30,8 @@ def overlapping_middle(seed, n=200):
 @pytest.mark.parametrize("noise, C", [(0.2, 1.0), (1.0, 10.0), (1.0, 100.0)])
 def test_smo_and_ipm_reach_the_clarabel_optimum(constraints, noise, C, solver):
     X, y = ranked_data(3, 300, noise)
-    exact = SVOR(constraints, gamma=0.2, C=C, tol=1e-7, working_set=False).fit(X, y)
+    exact = SVOR(constraints, gamma=0.2, C=C, tol=1e-7, working_set=False,
+                 solver="CLARABEL").fit(X, y)
     ours = SVOR(constraints, gamma=0.2, C=C, tol=1e-5, solver=solver).fit(X, y)
     assert ours.status_ == "optimal" and 0 < ours.n_iter_ and (solver == "SMO" or ours.n_iter_ <= 40)
     assert ours.objective_ == pytest.approx(exact.objective_, rel=1e-6)
@@ -46,7 +47,8 @@ def test_smo_and_ipm_with_active_ordering_constraints(kernel, C, solver):
     """SVOREX's ν > 0 ties thresholds (SMO moves pairs across thresholds while ν_j > 0); the
     solvers' ν is Clarabel's."""
     X, y = overlapping_middle(4)
-    exact = SVOR("explicit", kernel=kernel, gamma=0.5, C=C, tol=1e-7, working_set=False).fit(X, y)
+    exact = SVOR("explicit", kernel=kernel, gamma=0.5, C=C, tol=1e-7, working_set=False,
+                 solver="CLARABEL").fit(X, y)
     ours = SVOR("explicit", kernel=kernel, gamma=0.5, C=C, tol=1e-5, solver=solver).fit(X, y)
     assert ours.objective_ == pytest.approx(exact.objective_, rel=1e-6)
     np.testing.assert_allclose(ours.thresholds_, exact.thresholds_, atol=2e-3)
@@ -66,7 +68,8 @@ def test_smo_optimal_and_ordered(seed, n, k, C, constraints):
     y = rng.integers(1, k + 1, size=n)
     if len(np.unique(y)) < 2:
         y[0], y[-1] = 1, 2
-    exact = SVOR(constraints, gamma=1.0, C=C, tol=1e-7, working_set=False).fit(X, y)
+    exact = SVOR(constraints, gamma=1.0, C=C, tol=1e-7, working_set=False,
+                 solver="CLARABEL").fit(X, y)
     smo = SVOR(constraints, gamma=1.0, C=C, tol=1e-6, solver="SMO").fit(X, y)
     assert smo.objective_ <= exact.objective_ + 1e-5 * max(1.0, abs(exact.objective_))
     assert np.all(np.diff(smo.thresholds_) >= 0)
@@ -95,3 +98,25 @@ def test_smo_predicts_like_skordinal_at_large_C(shared_data_dir, constraints):
     np.testing.assert_allclose(ours.decision_function(X_test), theirs.predict_projection(X_test),
                                atol=1e-2)
     assert np.mean(ours.predict(X_test) == theirs.predict(X_test)) == 1.0
+
+
+@pytest.mark.parametrize("constraints", ["implicit", "explicit"])
+def test_auto_is_smo_within_its_budget_else_the_interior_point(constraints):
+    """The default ``solver="auto"``: at C = 0.1 SMO converges within its budget and auto's fit
+    is SMO's, bit for bit; at C = 1000 SMO needs more steps than the budget (checked) and auto's
+    fit is the IPM's, bit for bit."""
+    from ordrank.algorithms.batch.svor_dual import smo_budget
+
+    X, y = ranked_data(6, 400, 1.0)
+    budget = smo_budget(len(X))
+    assert SVOR().solver == "auto"
+    for C, expected in ((0.1, "SMO"), (1000.0, "IPM")):
+        auto = SVOR(constraints, gamma=0.2, C=C).fit(X, y)
+        alone = SVOR(constraints, gamma=0.2, C=C, solver=expected).fit(X, y)
+        smo = alone if expected == "SMO" else SVOR(constraints, gamma=0.2, C=C,
+                                                   solver="SMO").fit(X, y)
+        assert auto.solver_ == expected and auto.status_ == "optimal"
+        assert (smo.n_iter_ <= budget) == (expected == "SMO")
+        assert auto.n_iter_ == alone.n_iter_
+        np.testing.assert_array_equal(auto.dual_coef_, alone.dual_coef_)
+        np.testing.assert_array_equal(auto.thresholds_, alone.thresholds_)

@@ -28,26 +28,26 @@ a ConvergenceWarning says when that envelope is empty (an inaccurate solution).
 The solver (the parts in :mod:`ordrank.algorithms.qp`; measurements and what was tried in
 docs/svor_solver.md):
 
-- ``working_set=False`` (and the default below ``WS_MIN_N`` rows): the whole dual as one cvxpy
-  problem, C a ``cp.Parameter``, kept compiled in :mod:`~ordrank.algorithms.qp.cache` (keyed on
-  the training rows and ranks and on everything else that shapes the problem: the estimator's
-  class, k, kernel and its parameters, variant, ``diagonal_jitter`` and solver), so a grid over C
-  compiles once per training set. The kernel term is exact or, where the kernel's spectrum decays fast, through a
-  pivoted-Cholesky factor :math:`K \approx LL^\top` (:mod:`~ordrank.algorithms.qp.factor`;
-  ``kernel_rank_``). ``f`` (hence the thresholds) is always computed with the exact K.
-- ``working_set=True`` (the default ``"auto"``: implicit constraints from ``WS_MIN_N`` rows): a
-  chain of small restricted problems, each handed to Clarabel in its standard form and
-  KKT-checked on every variable (:mod:`~ordrank.algorithms.qp.working_set`); the same optimum.
-  Where it does not get there in its rounds, the full problem is solved instead.
-- ``solver="IPM"`` (the sweeps' setting, conf/algorithm/svorim.yaml): a primal-dual interior
-  point written for this dual (:mod:`~ordrank.algorithms.qp.ipm`): one n × n Cholesky
-  factorization per Newton step, no cvxpy, no working set; Clarabel's full solve where it stops
-  short of the optimum. The same optimum within ``tol``, 2.5–5× faster than Clarabel at the
-  benchmark's sizes.
+- ``solver="auto"`` (the default): SMO first, for at most about one interior point's cost in
+  pair steps; where it has not converged by then (large C), the interior point. Either way the
+  same optimum within ``tol`` (``solver_`` says which); from n = 1000 no slower than the
+  authors' C code in benchmarks/bench_model_selection.py.
 - ``solver="SMO"``: sequential minimal optimization, two variables per step, compiled with numba
   (:mod:`~ordrank.algorithms.qp.smo`); no QP solver, no working set. The authors' kind of solver
-  (their C code takes the maximal violating pair, this one the second-order pair), and the one that
-  scales to the papers' training sizes (3,000–6,000 rows).
+  (their C code takes the maximal violating pair, this one the second-order pair); its steps grow
+  with C.
+- ``solver="IPM"`` (the sweeps' setting, conf/algorithm/svorim.yaml): a primal-dual interior
+  point written for this dual (:mod:`~ordrank.algorithms.qp.ipm`): one n × n Cholesky
+  factorization per Newton step, whatever C; Clarabel's full solve where it stops short.
+- ``solver="CLARABEL"`` (or OSQP): the whole dual as one cvxpy problem, C a ``cp.Parameter``,
+  kept compiled in :mod:`~ordrank.algorithms.qp.cache` (keyed on the training rows and ranks and
+  on everything else that shapes it: the estimator's class, k, kernel and its parameters,
+  variant, ``diagonal_jitter`` and solver), so a grid over C compiles once per training set; the
+  kernel term exact or through a pivoted-Cholesky factor :math:`K \approx LL^\top`
+  (:mod:`~ordrank.algorithms.qp.factor`; ``kernel_rank_``). With ``working_set=True`` (or
+  "auto": implicit constraints from ``WS_MIN_N`` rows) a chain of small restricted problems,
+  KKT-checked on every variable (:mod:`~ordrank.algorithms.qp.working_set`); the full problem
+  where it does not get there in its rounds.
 """
 from __future__ import annotations
 
@@ -61,11 +61,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ordrank.algorithms._ordinal import FitFailed, OrdinalEstimator
-from ordrank.algorithms.batch.svor_dual import Dual, Gram, Maps, compiled, jittered  # noqa: F401
-from ordrank.algorithms.qp.ipm import ipm_solve
+from ordrank.algorithms.batch.svor_dual import (Dual, Gram, Maps, compiled, jittered,  # noqa: F401
+                                                solve_structured)
 from ordrank.algorithms.qp.kkt import kkt_thresholds
 from ordrank.algorithms.qp.options import ACCEPTED, solver_options
-from ordrank.algorithms.qp.smo import smo_solve
 from ordrank.algorithms.qp.working_set import working_set_explicit, working_set_implicit
 from ordrank.features.kernels import KERNELS, finite_kernel_matrix
 
@@ -94,14 +93,15 @@ class SVOR(OrdinalEstimator):
         Degree of poly.
     coef0 : float, default=1.0
         Constant of poly.
-    solver : {"CLARABEL", "OSQP", "IPM", "SMO"}, default="CLARABEL"
-        The cvxpy solver: Clarabel (interior point) is accurate; OSQP (ADMM) is looser at the same
-        ``tol`` and not faster here. Or "IPM": an interior point for this dual's structure
-        (:mod:`ordrank.algorithms.qp.ipm`; ``working_set`` is then not used), the fastest up to
-        a few thousand rows. Or "SMO": sequential minimal optimization of the same dual,
-        compiled with numba (:mod:`ordrank.algorithms.qp.smo`; the authors' kind of solver),
-        much faster from about a thousand training rows where most variables end at a bound
-        (``working_set`` is then not used).
+    solver : {"auto", "CLARABEL", "OSQP", "IPM", "SMO"}, default="auto"
+        "SMO": sequential minimal optimization, compiled with numba
+        (:mod:`ordrank.algorithms.qp.smo`; the authors' kind of solver), fastest where most
+        variables end at a bound (small C).
+        "IPM": an interior point for this dual's structure (:mod:`ordrank.algorithms.qp.ipm`),
+        whose cost does not grow with C. "auto": SMO for about one IPM's cost in pair steps
+        (:func:`~ordrank.algorithms.batch.svor_dual.smo_budget`), then the IPM; ``max_iter`` is
+        the IPM's. "CLARABEL" / "OSQP": the cvxpy problem (with ``working_set``); OSQP (ADMM)
+        is looser at the same ``tol`` and not faster here. Timings: docs/svor_solver.md.
     tol : float, default=1e-3
         Accuracy. Clarabel: ``tol_gap_abs = tol_gap_rel = tol/100``, ``tol_feas = tol_ktratio =
         tol``; OSQP: ``eps_abs = eps_rel = tol``; IPM: balance within tol/100, dual residual
@@ -111,11 +111,10 @@ class SVOR(OrdinalEstimator):
         The solver's iteration limit (None: its default; IPM's is 100 Newton steps; SMO's is
         LIBSVM's, max(10⁷, 100·m) pair steps for m dual variables).
     working_set : bool or "auto", default="auto"
-        Solve by a sequence of restricted problems, KKT-checked on every variable (see the module
-        docstring): the same optimum, faster from n = 1000 with implicit constraints, slower
-        with explicit ones (timings in docs/svor_solver.md). "auto": implicit constraints from ``WS_MIN_N`` training rows,
-        else the full solve. False: the one full problem (C a cp.Parameter of a cached compiled
-        problem).
+        With CLARABEL or OSQP: solve by a sequence of restricted problems, KKT-checked on
+        every variable (see the module docstring): the same optimum, faster from n = 1000 with
+        implicit constraints, slower with explicit ones. "auto": implicit constraints from
+        ``WS_MIN_N`` training rows, else the full solve. False: the one full problem.
     diagonal_jitter : float, default=0.0
         :math:`\varepsilon \ge 0` added to the diagonal of the training Gram matrix, as the
         authors' C code does with :math:`\varepsilon = 0.001` (``Calc_Kernel`` in
@@ -142,7 +141,9 @@ class SVOR(OrdinalEstimator):
         The solver's status: "optimal", or "optimal_inaccurate" (accepted, with a
         ConvergenceWarning); any other status raises :class:`FitFailed`.
     n_iter_ : int or None
-        The solver's iteration count.
+        The iteration count of the solver that found the solution, ``solver_``.
+    solver_ : str
+        That solver: "SMO", "IPM", "CLARABEL" (also where the IPM stopped short) or "OSQP".
     objective_ : float
         The dual objective :math:`\tfrac12\beta^\top K\beta - \sum g` at the solution (minus the
         primal optimum); with the factor, :math:`K` there is :math:`LL^\top`.
@@ -162,7 +163,7 @@ class SVOR(OrdinalEstimator):
         "gamma": [Interval(Real, 0, None, closed="neither")],
         "degree": [Interval(Integral, 1, None, closed="left")],
         "coef0": [Interval(Real, None, None, closed="neither")],
-        "solver": [StrOptions({"CLARABEL", "OSQP", "SMO", "IPM"})],
+        "solver": [StrOptions({"auto", "CLARABEL", "OSQP", "SMO", "IPM"})],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
         "working_set": ["boolean", StrOptions({"auto"})],
@@ -170,7 +171,7 @@ class SVOR(OrdinalEstimator):
     }
 
     def __init__(self, constraints="implicit", *, C=1.0, kernel="rbf", gamma=1.0, degree=2,
-                 coef0=1.0, solver="CLARABEL", tol=1e-3, max_iter=None, working_set="auto",
+                 coef0=1.0, solver="auto", tol=1e-3, max_iter=None, working_set="auto",
                  diagonal_jitter=0.0):
         self.constraints = constraints
         self.C = C
@@ -221,18 +222,17 @@ class SVOR(OrdinalEstimator):
                                                               self.constraints,
                                                               float(self.diagonal_jitter)))
 
-        if self.solver in ("SMO", "IPM"):
+        if self.solver in ("SMO", "IPM", "auto"):
             gram = gram_of(key)
-            solve = smo_solve if self.solver == "SMO" else ipm_solve
-            g, nu, n_iter, converged = solve(gram.K_qp, gram.maps, float(self.C), self.tol,
-                                             self.max_iter)
-            if converged or self.solver == "SMO":  # IPM short of the optimum: Clarabel's solve
-                solved = (g, nu, "optimal" if converged else "optimal_inaccurate", n_iter, 0,
-                          len(X))
+            found = solve_structured(self.solver, gram, float(self.C), self.tol, self.max_iter)
+            if found is not None:  # else the IPM stopped short: Clarabel's full solve below
+                *found, self.solver_ = found
+                solved = (*found, 0, len(X))
         elif self.working_set is True or (self.working_set == "auto" and len(X) >= WS_MIN_N
                                           and self.constraints == "implicit"):
             gram = gram_of((*key, "working set"))
             args = (gram, float(self.C), self.tol, self.solver, self.max_iter)
+            self.solver_ = self.solver
             try:
                 solved = (working_set_implicit(*args) if self.constraints == "implicit" else
                           working_set_explicit(*args))
@@ -245,7 +245,7 @@ class SVOR(OrdinalEstimator):
             self.objective_ = float(0.5 * beta @ gram.K_qp @ beta - g.sum())
             self.kernel_rank_ = None
         else:
-            full_key = key if self.solver != "IPM" else (*key[:-1], "CLARABEL")
+            full_key = key if self.solver in ("CLARABEL", "OSQP") else (*key[:-1], "CLARABEL")
             maps = compiled(X, ranks, full_key, lambda: self._build(X, ranks, k))
             g, nu, status = self._solve_full(maps, what)
             K, self.n_rounds_, self.working_set_size_ = maps.K, 0, len(X)
@@ -269,8 +269,8 @@ class SVOR(OrdinalEstimator):
         with dual.lock:
             dual.C.value = float(self.C)
             # IPM short of the optimum in its max_iter: Clarabel, with its own iteration limit
-            solver, max_iter = ("CLARABEL", None) if self.solver == "IPM" else (self.solver,
-                                                                                self.max_iter)
+            solver, max_iter = ((self.solver, self.max_iter) if self.solver in ("CLARABEL", "OSQP")
+                                else ("CLARABEL", None))
             try:
                 dual.problem.solve(solver=solver, **solver_options(
                     solver, self.tol, max_iter, dual.rank is not None))
@@ -281,7 +281,7 @@ class SVOR(OrdinalEstimator):
                 raise FitFailed(f"{what} did not reach an optimum: status={status}")
             g = np.clip(dual.g.value, 0.0, self.C)
             nu = None if dual.nu is None else dual.nu.value
-            self.n_iter_ = dual.problem.solver_stats.num_iters
+            self.n_iter_, self.solver_ = dual.problem.solver_stats.num_iters, solver
             self.objective_ = float(dual.problem.value)
         return g, nu, status
 

@@ -12,6 +12,8 @@ import scipy.sparse as sp
 
 from ordrank.algorithms.qp import cache, factor
 from ordrank.algorithms.qp.clarabel_qp import ordering
+from ordrank.algorithms.qp.ipm import ipm_solve
+from ordrank.algorithms.qp.smo import smo_solve
 
 
 class Maps:
@@ -82,3 +84,29 @@ class Gram:
         self.maps = Maps(ranks, k, constraints)
         self.K, self.K_qp = jittered(K, jitter), jittered(K_qp, jitter)
         self.size = len(K) ** 2 // 15  # 8 or 16 bytes per entry, in units of ~150 bytes
+
+
+def smo_budget(n):
+    """The pair steps ``solver="auto"`` gives SMO on n training rows before it turns to the IPM:
+    3000 + n² / 150, about what one IPM solve costs (its n × n factorizations against SMO steps
+    of order n operations; fitted to the break-even points measured in docs/svor_solver.md, "The
+    default")."""
+    return 3000 + n * n // 150
+
+
+def solve_structured(solver, gram, C, tol, max_iter):
+    """The dual of ``gram`` (a :class:`Gram`) by "SMO", "IPM" or "auto": SMO for at most
+    :func:`smo_budget` steps, the IPM (with ``max_iter``) where SMO has not converged by then.
+
+    Returns ``(g, nu, status, iterations, solver used)``, or None where the IPM stops short (the
+    caller then solves the full problem with Clarabel)."""
+    if solver == "auto":
+        g, nu, steps, converged = smo_solve(gram.K_qp, gram.maps, C, tol, smo_budget(len(gram.K)))
+        if converged:
+            return g, nu, "optimal", steps, "SMO"
+        solver = "IPM"
+    if solver == "SMO":
+        g, nu, steps, converged = smo_solve(gram.K_qp, gram.maps, C, tol, max_iter)
+        return g, nu, "optimal" if converged else "optimal_inaccurate", steps, "SMO"
+    g, nu, steps, converged = ipm_solve(gram.K_qp, gram.maps, C, tol, max_iter)
+    return (g, nu, "optimal", steps, "IPM") if converged else None

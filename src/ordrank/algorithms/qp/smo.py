@@ -66,27 +66,37 @@ def _allowed(jb, P, k, explicit, eps):
 def smo(K, i_of, j_of, s, k, C, tol, max_iter, explicit):
     """SVOR's dual optimum by SMO (see the module docstring); j_of is 0-based.
 
+    The variables are kept grouped by threshold (a stable sort, so each threshold's in their
+    given order): the first-order scan then walks each threshold's block with its extremes in
+    registers. Ties are broken as a scan in the given order would (the first variable wins), so
+    the steps, and g, do not depend on the layout.
+
     Returns ``(g, P, iterations, converged)``: P the partial sums (ν = −P[:k−2])."""
     n, m = K.shape[0], len(i_of)
-    g, f = np.zeros(m), np.zeros(n)
+    order = np.argsort(j_of, kind="mergesort")  # position t holds variable order[t]
+    where = np.empty(m, np.int64)  # variable v sits at position where[v]
+    where[order] = np.arange(m)
+    i_t, s_t = i_of[order], s[order]
+    starts = np.searchsorted(j_of[order], np.arange(k))
+    g, f = np.zeros(m), np.zeros(n)  # g by position
     c, P = np.zeros(k - 1), np.zeros(k - 1)
     up_min, up_arg = np.empty(k - 1), np.empty(k - 1, np.int64)
     low_max, low_arg = np.empty(k - 1), np.empty(k - 1, np.int64)
     eps = 1e-12 * C
-    by_j = np.argsort(j_of, kind="mergesort")  # the variables of each threshold, ascending
-    starts = np.searchsorted(j_of[by_j], np.arange(k))
     for it in range(max_iter):
         # first order: per threshold, the smallest e of the up set, the largest of the low set
-        up_min[:], low_max[:] = np.inf, -np.inf
-        up_arg[:], low_arg[:] = -1, -1
-        for v in range(m):
-            e, j = f[i_of[v]] - s[v], j_of[v]
-            if _can_raise(g[v], s[v], C):
-                if e < up_min[j]:
-                    up_min[j], up_arg[j] = e, v
-            if _can_lower(g[v], s[v], C):
-                if e > low_max[j]:
-                    low_max[j], low_arg[j] = e, v
+        for j in range(k - 1):
+            um, ua, lm, la = np.inf, -1, -np.inf, -1
+            for t in range(starts[j], starts[j + 1]):
+                st, gt = s_t[t], g[t]
+                e = f[i_t[t]] - st
+                if (gt < C) if st > 0 else (gt > 0):
+                    if e < um:
+                        um, ua = e, t
+                if (gt > 0) if st > 0 else (gt < C):
+                    if e > lm:
+                        lm, la = e, t
+            up_min[j], up_arg[j], low_max[j], low_arg[j] = um, ua, lm, la
         acc = 0.0
         for j in range(k - 1):
             acc += c[j]
@@ -100,42 +110,41 @@ def smo(K, i_of, j_of, s, k, C, tol, max_iter, explicit):
                 if ok[j1] and up_arg[j1] >= 0 and low_max[j2] - up_min[j1] > gap:
                     gap, jb = low_max[j2] - up_min[j1], j2
         if gap <= 2 * tol:
-            return g, P, it, True
-        # second order: a among the allowed up-set variables with e_a < e_b
+            return g[where], P, it, True
+        # second order: a among the allowed up-set variables with e_a < e_b, met in the given
+        # order (implicit: only b's threshold is allowed, its block; explicit: every variable)
         b = low_arg[jb]
-        ib, eb = i_of[b], low_max[jb]
+        ib, eb = i_t[b], low_max[jb]
         ok = _allowed(jb, P, k, explicit, eps)
         best, a = -1.0, -1
-        # implicit: only b's threshold is allowed, so only its variables (ascending, as the
-        # full scan meets them: the same pair); explicit: every variable of an allowed one
         first, stop = (0, m) if explicit else (starts[jb], starts[jb + 1])
-        for t in range(first, stop):
-            v = t if explicit else by_j[t]
-            if not ok[j_of[v]] or not _can_raise(g[v], s[v], C):
+        for u in range(first, stop):
+            t = where[u] if explicit else u
+            if not ok[j_of[order[t]]] or not _can_raise(g[t], s_t[t], C):
                 continue
-            diff = eb - (f[i_of[v]] - s[v])
+            diff = eb - (f[i_t[t]] - s_t[t])
             if diff <= 0:
                 continue
-            iv = i_of[v]
+            iv = i_t[t]
             eta = max(K[iv, iv] + K[ib, ib] - 2 * K[ib, iv], TAU)
             if diff * diff / eta > best:
-                best, a = diff * diff / eta, v
-        ia, ja = i_of[a], j_of[a]
+                best, a = diff * diff / eta, t
+        ia, ja = i_t[a], j_of[order[a]]
         eta = max(K[ia, ia] + K[ib, ib] - 2 * K[ia, ib], TAU)
-        cap_a = C - g[a] if s[a] > 0 else g[a]
-        cap_b = g[b] if s[b] > 0 else C - g[b]
+        cap_a = C - g[a] if s_t[a] > 0 else g[a]
+        cap_b = g[b] if s_t[b] > 0 else C - g[b]
         cap_p = np.inf
         for j in range(ja, jb):  # a below b: the partial sums between rise by δ
             cap_p = min(cap_p, -P[j])
-        delta = min((eb - (f[ia] - s[a])) / eta, cap_a, cap_b, max(cap_p, 0.0))
-        g[a] = (C if s[a] > 0 else 0.0) if delta == cap_a else g[a] + s[a] * delta
-        g[b] = (0.0 if s[b] > 0 else C) if delta == cap_b else g[b] - s[b] * delta
+        delta = min((eb - (f[ia] - s_t[a])) / eta, cap_a, cap_b, max(cap_p, 0.0))
+        g[a] = (C if s_t[a] > 0 else 0.0) if delta == cap_a else g[a] + s_t[a] * delta
+        g[b] = (0.0 if s_t[b] > 0 else C) if delta == cap_b else g[b] - s_t[b] * delta
         c[ja] += delta
         c[jb] -= delta
         if ia != ib:
             for r in range(n):
                 f[r] += delta * (K[ia, r] - K[ib, r])  # K symmetric: rows
-    return g, P, max_iter, False
+    return g[where], P, max_iter, False
 
 
 def smo_solve(K, maps, C, tol, max_iter=None):
