@@ -1,17 +1,20 @@
 """Model selection of the SVOR benchmark's kernel learners, and one SVORIM fit against the C SMO.
 
     python benchmarks/bench_model_selection.py [--sizes 1000 3000] [--repeats 3]
+                                               [--fit-C 1] [--variants implicit [explicit]]
                                                [--dataset abalone --bins 10 --split 0]
                                                [--learners SVORIM SVOREX Reduction-SVM] [--skip-fits]
                                                [--solvers [CLARABEL SMO] [--solver-splits 0 1 2]]
                                                [--skip-pages]
 
-(a) One SVORIM fit (Gaussian kernel, C = 1, γ = 0.1, tol 1e-3; benchmarks/bench_svor.py's synthetic
-data, noise 0.2): ordrank's Clarabel (the estimator's default; from 1000 rows the working set),
-its structured interior point (``solver="IPM"``, the sweeps' setting), its SMO (``solver="SMO"``)
-and skordinal's SVOR (Chu & Keerthi's C SMO), best of ``--repeats``
-alternating runs (the compiled-problem cache cleared before each of ours), one thread each; the
-time ratio ordrank/skordinal and the share of equal predictions on the training rows.
+(a) One SVOR fit (implicit constraints unless ``--variants``; Gaussian kernel, C = 1 unless
+``--fit-C``, γ = 0.1, tol 1e-3; benchmarks/bench_svor.py's synthetic data, noise 0.2): ordrank's
+default (``solver="auto"``: SMO within its budget, else the interior point; the one that ran in
+brackets), its Clarabel (from 1000 rows the working set), its structured interior point
+(``solver="IPM"``, the sweeps' setting), its SMO (``solver="SMO"``) and skordinal's SVOR (Chu &
+Keerthi's C SMO), best of ``--repeats`` alternating runs (the compiled-problem cache cleared
+before each), one thread each; the time ratio ordrank/skordinal and the share of equal
+predictions on the training rows.
 
 (b) The model selection of one job of ``+experiment=svor_benchmark`` (data set, bins, partition;
 the experiment's grids and 3 folds; ORDRANK_DATA must hold the ORCA data) for each learner,
@@ -81,29 +84,36 @@ def timed(run):
     return result, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def one_fit(sizes, repeats):
-    fits = {"ordrank CLARABEL": lambda X, y: SVOR(C=1.0, gamma=0.1, tol=1e-3).fit(X, y),
-            "ordrank IPM": lambda X, y: SVOR(C=1.0, gamma=0.1, tol=1e-3, solver="IPM").fit(X, y),
-            "ordrank SMO": lambda X, y: SVOR(C=1.0, gamma=0.1, tol=1e-3, solver="SMO").fit(X, y),
-            "skordinal": lambda X, y: SkordinalSVOR(C=1.0, gamma=0.1, tol=1e-3,
-                                                    constraints="implicit").fit(X, y)}
+def one_fit(sizes, repeats, Cs=(1.0,), variants=("implicit",)):
+    def ours(solver):
+        return lambda X, y, C, v: SVOR(v, C=C, gamma=0.1, tol=1e-3, solver=solver).fit(X, y)
+
+    fits = {"ordrank auto": ours("auto"), "ordrank CLARABEL": ours("CLARABEL"),
+            "ordrank IPM": ours("IPM"), "ordrank SMO": ours("SMO"),
+            "skordinal": lambda X, y, C, v: SkordinalSVOR(C=C, gamma=0.1, tol=1e-3,
+                                                          constraints=v).fit(X, y)}
     SVOR(solver="SMO").fit(*synthetic(30))  # numba's compiled code loaded
-    print("(a) SVORIM, rbf, C=1, gamma=0.1, tol=1e-3, one thread, best of "
-          f"{repeats} alternating (wall s / CPU s)")
-    for n in sizes:
-        X, y = synthetic(n)
-        best, models = {name: (np.inf, np.inf) for name in fits}, {}
-        for _ in range(repeats):
-            for name, fit in fits.items():
-                models[name], wall, cpu = timed(lambda: fit(X, y))
-                best[name] = min(best[name], (wall, cpu))
-        peer = models["skordinal"].predict(X)
-        line = [f"  n={n:5d}  skordinal {best['skordinal'][0]:6.2f} / {best['skordinal'][1]:6.2f}"]
-        for name in ("ordrank CLARABEL", "ordrank IPM", "ordrank SMO"):
-            wall, cpu = best[name]
-            line.append(f"{name} {wall:6.2f} / {cpu:6.2f} (ratio {wall / best['skordinal'][0]:4.2f}, "
-                        f"equal predictions {np.mean(models[name].predict(X) == peer):.4f})")
-        print("  ".join(line))
+    for variant in variants:
+        for C in Cs:
+            print(f"(a) SVOR {variant}, rbf, C={C:g}, gamma=0.1, tol=1e-3, one thread, best of "
+                  f"{repeats} alternating (wall s / CPU s)")
+            for n in sizes:
+                X, y = synthetic(n)
+                best, models = {name: (np.inf, np.inf) for name in fits}, {}
+                for _ in range(repeats):
+                    for name, fit in fits.items():
+                        models[name], wall, cpu = timed(lambda: fit(X, y, C, variant))
+                        best[name] = min(best[name], (wall, cpu))
+                peer = models["skordinal"].predict(X)
+                line = [f"  n={n:5d}  skordinal {best['skordinal'][0]:6.2f} / "
+                        f"{best['skordinal'][1]:6.2f}"]
+                for name in ("ordrank auto", "ordrank CLARABEL", "ordrank IPM", "ordrank SMO"):
+                    wall, cpu = best[name]
+                    ran = f" [{models[name].solver_}]" if name == "ordrank auto" else ""
+                    line.append(f"{name}{ran} {wall:6.2f} / {cpu:6.2f} (ratio "
+                                f"{wall / best['skordinal'][0]:4.2f}, equal predictions "
+                                f"{np.mean(models[name].predict(X) == peer):.4f})")
+                print("  ".join(line), flush=True)
 
 
 def job(dataset, bins, split, learners):
@@ -208,19 +218,19 @@ def pages(dataset, bins, split, repeats):
           f"thread), NUMPY_MADVISE_HUGEPAGE=1 against 0, best of {repeats} (wall / user / system s)")
     best, tables = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(repeats):
-            for flag in ("1", "0"):
+        for repeat in range(repeats):
+            for flag in ("1", "0"):  # a fresh run directory each time: a job resumes its own
                 before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
                 subprocess.run([sys.executable, str(ROOT / "run.py"), "+experiment=svor_benchmark",
                                 f"dataset.name={dataset}", f"dataset.bins={bins}",
-                                f"protocol.splits={split}", f"hydra.run.dir={tmp}/{flag}",
+                                f"protocol.splits={split}", f"hydra.run.dir={tmp}/{flag}{repeat}",
                                 f"results_dir={ROOT / 'results'}"], check=True, cwd=ROOT,
                                env={**os.environ, "NUMPY_MADVISE_HUGEPAGE": flag},
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 after, wall = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter() - start
                 times = (wall, after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime)
                 best[flag] = min(best.get(flag, times), times)
-                tables[flag] = pd.read_parquet(f"{tmp}/{flag}/results.parquet")
+                tables[flag] = pd.read_parquet(f"{tmp}/{flag}{repeat}/results.parquet")
     for flag, label in (("1", "huge pages advised (numpy's default)"), ("0", "not advised (run.py's default)")):
         print(f"  {label:38s} {best[flag][0]:6.2f} / {best[flag][1]:6.2f} / {best[flag][2]:6.2f}")
     print(f"  wall x{best['1'][0] / best['0'][0]:4.2f}; results tables identical: "
@@ -232,6 +242,9 @@ def main(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 3000])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--fit-C", type=float, nargs="+", default=[1.0], help="(a)'s C values")
+    parser.add_argument("--variants", nargs="+", default=["implicit"],
+                        choices=["implicit", "explicit"], help="(a)'s constraints")
     parser.add_argument("--dataset", default="abalone")
     parser.add_argument("--bins", type=int, default=10)
     parser.add_argument("--split", type=int, default=0)
@@ -244,7 +257,7 @@ def main(argv=None):
     parser.add_argument("--skip-pages", action="store_true", help="no (d)")
     args = parser.parse_args(argv)
     if not args.skip_fits:
-        one_fit(args.sizes, args.repeats)
+        one_fit(args.sizes, args.repeats, args.fit_C, args.variants)
     if not args.skip_grid:
         grid_search(args.dataset, args.bins, args.split, args.learners, args.repeats)
     if args.solvers:
