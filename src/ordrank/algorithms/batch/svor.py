@@ -245,7 +245,7 @@ class SVOR(OrdinalEstimator):
             self.objective_ = float(0.5 * beta @ gram.K_qp @ beta - g.sum())
             self.kernel_rank_ = None
         else:
-            full_key = key if self.solver in ("CLARABEL", "OSQP") else (*key[:-1], "CLARABEL")
+            full_key = (*key[:-1], self._cvxpy_solver())  # key itself for CLARABEL / OSQP
             maps = compiled(X, ranks, full_key, lambda: self._build(X, ranks, k))
             g, nu, status = self._solve_full(maps, what)
             K, self.n_rounds_, self.working_set_size_ = maps.K, 0, len(X)
@@ -263,14 +263,17 @@ class SVOR(OrdinalEstimator):
                           ConvergenceWarning, stacklevel=2)
         return self
 
+    def _cvxpy_solver(self):
+        """CLARABEL / OSQP as asked; else Clarabel (where the IPM stopped short of the optimum)."""
+        return self.solver if self.solver in ("CLARABEL", "OSQP") else "CLARABEL"
+
     def _solve_full(self, dual: Dual, what):
         """The one full problem (cached, C a parameter): (g, ν, status); sets n_iter_ and
         objective_."""
         with dual.lock:
             dual.C.value = float(self.C)
-            # IPM short of the optimum in its max_iter: Clarabel, with its own iteration limit
-            solver, max_iter = ((self.solver, self.max_iter) if self.solver in ("CLARABEL", "OSQP")
-                                else ("CLARABEL", None))
+            solver = self._cvxpy_solver()
+            max_iter = self.max_iter if solver == self.solver else None
             try:
                 dual.problem.solve(solver=solver, **solver_options(
                     solver, self.tol, max_iter, dual.rank is not None))
