@@ -1,4 +1,7 @@
 """Bad inputs of the LETOR loader (rows of the table in tests/test_bad_inputs.py)."""
+from unittest import mock
+
+from ordrank.datasets import letor_file
 from ordrank.datasets.letor import LetorData, LetorFormatError, letor_folds, load_letor
 
 from conftest import Case, make_cfg, write
@@ -12,6 +15,14 @@ def line_2(text: str, n_features=3):
         return load_letor(write(tmp / "Fold1" / "train.txt", "2 qid:1 1:0.5 2:1 3:0\n" + text + "\n"),
                           n_features=n_features)
     return trigger
+
+
+def with_memory(available: int, trigger):
+    """``trigger`` on a machine with ``available`` bytes of memory available."""
+    def on_that_machine(tmp):
+        with mock.patch.object(letor_file, "available_memory", lambda: available):
+            return trigger(tmp)
+    return on_that_machine
 
 
 def fold(**parts):
@@ -100,8 +111,9 @@ CASES = [
     Case("letor-index-beyond-int32", "`2147483648:1` (2^31) read with `n_features=None`", LetorFormatError,
          r"^<tmp>/Fold1/train\.txt, line 2: feature index 2147483648 is beyond 2147483647, the largest the "
          r"SVMlight parser reads$", line_2("1 qid:1 2147483648:1", n_features=None)),
-    Case("letor-index-too-wide", "`1000000000:1` read with `n_features=None` (X dense: 14.9 GiB)",
-         LetorFormatError, r"^<tmp>/Fold1/train\.txt, line 2: X would take 14\.9 GiB dense \(2 rows x 1000000000 "
-         r"features, the largest index 1000000000 being on this line\), beyond the 8 GiB limit",
-         line_2("1 qid:1 1000000000:1", n_features=None)),
+    Case("letor-index-too-wide", "`1000000000:1` read with `n_features=None` (X dense: 14.9 GiB) on a machine "
+         "with 8 GiB of memory available", LetorFormatError,
+         r"^<tmp>/Fold1/train\.txt, line 2: X would take 14\.9 GiB dense \(2 rows x 1000000000 features, the largest "
+         r"index 1000000000 being on this line\), more than the 8\.0 GiB of memory available; is the index a typo\?$",
+         with_memory(8 * 2 ** 30, line_2("1 qid:1 1000000000:1", n_features=None))),
 ]

@@ -32,7 +32,7 @@ def test_a_file_is_read_with_labels_queries_docids_and_skips_blank_and_comment_l
     assert data.y.tolist() == [2, 0, 1] and data.y.dtype == np.int64
     assert data.qid.tolist() == [7, 7, 3] and data.n_queries == 2 and len(data) == 3
     assert data.docid.tolist() == ["d1", "d2", "GX01-2"] and data.path == tmp_path / "a.txt"
-    assert not data.X.flags.writeable  # cached: shared between callers, so read-only
+    assert not data.X.flags.writeable  # read-only (copy to modify)
     wide = load_letor(tmp_path / "a.txt", n_features=5)
     assert wide.X.shape == (3, 5) and not wide.X[:, 3:].any()
 
@@ -46,9 +46,9 @@ def test_windows_line_ends_and_files_without_docids(tmp_path):
     assert plain.docid is None and plain.X.shape == (2, 1)
 
 
-def test_the_cache_sees_a_changed_file(tmp_path):
+def test_each_call_reads_the_file_again(tmp_path):
     path = write(tmp_path / "a.txt", "1 qid:1 1:1\n")
-    assert load_letor(path) is load_letor(path)
+    assert load_letor(path).X is not load_letor(path).X  # nothing cached
     write(path, "1 qid:1 1:1\n0 qid:2 1:3\n")
     assert load_letor(path).n_queries == 2
 
@@ -229,7 +229,6 @@ def test_the_any_folder_config_reads_a_user_folder(tmp_path):
 # --- the real OHSUMED ---------------------------------------------------------------------------------------
 
 def test_real_ohsumed(shared_data_dir):
-    letor._CACHE.clear()  # its speed: benchmarks/bench_ranking.py (no timed unit test)
     data = LetorData("letor3-ohsumed", data_dir=shared_data_dir, n_features=45)
     folds = list(data.folds())
     assert data.layout == "5 subsets" and len(folds) == 5

@@ -21,8 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ordrank.datasets.letor_file import (_CACHE, LetorFormatError, QuerySet, concat,  # noqa: F401
-                                         load_letor)
+from ordrank.datasets.letor_file import LetorFormatError, QuerySet, concat, load_letor  # noqa: F401
 from ordrank.datasets.ratings import resolve_data_dir
 
 PARTS = ("train", "vali", "test")
@@ -131,6 +130,8 @@ class LetorData:
         (:mod:`ordrank.metrics.letor`: they differ in P@k of queries shorter than k). None: "4.0" for
         the LETOR 4.0 sets, a folder named MQ2007 or MQ2008 (``MQ2008``, ``MQ2008-list``, ...) or
         inside one, else "3.0". The query-folds protocol then reports ``letor4_*`` metrics.
+    dtype : {"float64", "float32"}, optional
+        The feature matrices' type (float32 halves their memory; values are float64's, rounded).
     """
 
     path: str | os.PathLike
@@ -138,12 +139,16 @@ class LetorData:
     n_features: int | None = None
     fetch: str | None = None
     evaluation: str | None = None
+    dtype: str = "float64"
 
     def __post_init__(self):
         if self.path in (None, ""):
             raise ValueError("dataset.path must name a LETOR folder, e.g. dataset.path=/data/MQ2008")
         if self.n_features is not None and not (type(self.n_features) is int and self.n_features >= 1):
             raise ValueError(f"dataset.n_features must be null or a positive integer, got {self.n_features!r}")
+        if str(self.dtype) not in ("float32", "float64"):
+            raise ValueError(f"dataset.dtype must be float32 or float64, got {self.dtype!r}")
+        self.dtype = str(self.dtype)
         folder = Path(self.path).expanduser()
         self.folder = folder if folder.is_absolute() else resolve_data_dir(self.data_dir) / folder
         if not self.folder.is_dir():
@@ -169,7 +174,7 @@ class LetorData:
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= self.n_folds:
             raise IndexError(f"fold number must be an integer in 1..{self.n_folds} (Fold1 .. Fold{self.n_folds}), "
                              f"got {k!r}")
-        return _fold(*self._folds[k - 1], self.n_features, np.float64)
+        return _fold(*self._folds[k - 1], self.n_features, np.dtype(self.dtype))
 
     def folds(self):
         """The folds in order, each read when reached."""

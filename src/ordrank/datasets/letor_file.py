@@ -1,49 +1,56 @@
-"""One LETOR file: SVMlight lines with query ids, read and checked line by line.
+"""One LETOR file: SVMlight lines with query ids, read by a compiled parser into a dense matrix.
 
-A line is ``label qid:Q 1:v1 2:v2 ... #docid = D ...``: an integer relevance grade (0 = not relevant),
-the query id, 1-based feature indices in increasing order, and an optional comment whose ``docid``
-names the document. scikit-learn's ``load_svmlight_file(..., query_id=True)`` parses the numbers; a
-light pass over the lines first checks what it does not (or reports without a line number), so that
-every error names the file and the 1-based line: a query id appearing again after another query
-(rows of a query must be contiguous), a query id beyond int64, a feature index beyond ``n_features``
-or beyond what the parser and memory allow (2^31 − 1, and a dense X of at most ``MAX_DENSE_BYTES``),
-a label that is not a non-negative integer, a malformed token, a file without any query. Lines end
-with LF, CRLF or a lone CR (old Mac files). Parsed files are cached by (path, size, mtime); all
-arrays returned are read-only (copy to modify). The folds of a LETOR folder: :mod:`ordrank.datasets.letor`.
+Format. A line is ``label qid:Q 1:v1 2:v2 ... #docid = D ...``: an integer relevance grade (0 = not
+relevant), the query id, 1-based feature indices in increasing order (absent features are 0), and an
+optional comment (``#`` to the end of the line) whose ``docid = D`` names the document. Blank lines
+and comment lines are skipped. Lines end with LF, CRLF or a lone CR (old Mac files); CRLF is one line
+break. Every line names its document or none does; the rows of a query are contiguous.
+
+Reading (:func:`load_letor`). The file is streamed in chunks of ``CHUNK_BYTES`` into one reused
+buffer (never read whole nor mapped: file-backed pages would count in the process's memory); the
+compiled passes of :mod:`ordrank.datasets.letor_parse` take whole lines and leave a line cut by the
+chunk's end for the next chunk. Pass 1 counts the rows and, when ``n_features`` is None, finds the
+largest feature index (of the lines' last tokens); X is then allocated once, dense and C-contiguous,
+if the machine has the memory (:func:`available_memory`; else an error names the line of that index). Pass 2 writes labels, query ids and values straight into X, y and qid.
+Values come out exactly as strtod (and scikit-learn's parser) reads them: the compiled parser takes
+the numbers one correctly rounded float64 operation gets right, Python's ``float()`` the others (see
+:mod:`~ordrank.datasets.letor_parse`); float32 is the float64 value rounded. Docids are copied from the
+byte spans the parser found. Peak memory: X, the 8-byte-per-row arrays and one chunk.
+
+Errors (:class:`LetorFormatError`) name the file and the 1-based line: the parser stops at the first
+bad line and reports a code that :func:`_message` words; query contiguity and docids are checked on
+the parsed arrays. Nothing is cached: each call reads the file. All arrays returned are read-only
+(copy to modify). The folds of a LETOR folder: :mod:`ordrank.datasets.letor`.
 """
 from __future__ import annotations
 
-import io
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from sklearn.datasets import load_svmlight_file
+import psutil
 
-DOCID = re.compile(r"docid\s*=\s*(\S+)")
+from ordrank.datasets import letor_parse as parse
+from ordrank.datasets.letor_parse import MAX_INDEX  # noqa: F401 - the largest feature index read (2^31 - 1)
 
-
-_CACHE: dict[tuple, "QuerySet"] = {}
-
-
-MAX_INDEX = 2 ** 31 - 1  # scikit-learn's SVMlight parser keeps feature indices in int32
-
-
-MAX_DENSE_BYTES = 8 * 2 ** 30  # X is returned dense: refuse a file that would need more than 8 GiB
-
+DOCID = re.compile(r"docid\s*=\s*(\S+)")  # what the parser matches in a comment (letor_parse._find_docid)
 
 INT64 = (-2 ** 63, 2 ** 63 - 1)
 
+CHUNK_BYTES = 32 * 2 ** 20  # the file is read this many bytes at a time (a longer line grows the buffer)
+
+FLOAT32_INF = 2.0 ** 128 - 2.0 ** 103  # float64 values this large or larger round to an infinite float32
+
+NULL_HINT = " (LETOR's NULL version: read its MIN or QueryLevelNorm version)"
 
 
 class LetorFormatError(ValueError):
     """A LETOR file or folder that cannot be read as ranking data (the message names file and line)."""
 
 
-
 @dataclass(frozen=True)
-
 class QuerySet:
     """One SVMlight ranking file: ``X`` (n, n_features) float, ``y`` int64 grades, ``qid`` int64
     (each query's rows contiguous), ``docid`` (str array, or None when the file has no docids) and
@@ -67,127 +74,188 @@ class QuerySet:
         return len(self.y)
 
 
-
 def _fail(path, line: int | None, message: str):
     where = f"{path}, line {line}" if line is not None else str(path)
     raise LetorFormatError(f"{where}: {message}")
 
 
+def available_memory() -> int:
+    """Bytes of memory the machine can give without swapping (psutil's ``available``)."""
+    return psutil.virtual_memory().available
 
-def _feature_token(path, number: int, token: str, previous: int) -> int:
-    index, colon, value = token.partition(":")
+
+def _stream(path: Path, step) -> None:
+    """Feed the file to ``step(buf, words, n, final)`` chunk by chunk (``words``: ``buf`` as uint64);
+    ``step`` returns how many bytes of ``buf[:n]`` it consumed (whole lines), the rest is kept at the
+    buffer's start for the next chunk."""
+    buf = np.empty(-(-CHUNK_BYTES // 8) * 8, np.uint8)
+    have = 0
+    with open(path, "rb", buffering=0) as file:
+        while True:
+            if have == buf.size:  # one line longer than the buffer
+                buf = np.concatenate([buf, np.empty(buf.size, np.uint8)])
+            got = file.readinto(memoryview(buf)[have:])
+            n = have + got
+            consumed = step(buf, buf.view(np.uint64), n, got == 0)
+            if got == 0:
+                return
+            have = n - consumed
+            buf[:have] = buf[consumed:n]
+
+
+def _count(path: Path, widest: bool) -> tuple[int, int, int]:
+    """Pass 1: (rows, largest index among the lines' last tokens, its line); the index only if ``widest``."""
+    state = np.zeros(4, np.int64)
+    _stream(path, lambda buf, words, n, final: parse.count_chunk(buf, words, n, final, state, widest))
+    return int(state[1]), int(state[2]), int(state[3])
+
+
+def _text(buf, start: int, end: int) -> str:
+    return buf[start:end].tobytes().decode("utf-8", errors="replace")
+
+
+def _is_number(text: str) -> bool:
     try:
-        index, _ = int(index), float(value)
+        float(text)
     except ValueError:
-        index = None
-    if not colon or index is None:
-        null = " (LETOR's NULL version: read its MIN or QueryLevelNorm version)" if value == "NULL" else ""
-        _fail(path, number, f"malformed feature {token!r} (expected index:value){null}")
-    if index < 1:
-        _fail(path, number, f"feature index {index} in {token!r}: indices start at 1")
-    if index <= previous:
-        _fail(path, number, f"feature index {index} after {previous}: indices must increase along a line")
-    return index
+        return False
+    return True
 
 
+def _message(buf, error, n_features) -> str:
+    """What parse_chunk's ``error`` = [code, line, token start, token end, index, previous] means."""
+    code, _, start, end, _, previous = error.tolist()
+    token = _text(buf, start, end) if start >= 0 else None
+    if code == parse.LABEL:
+        return f"label {token!r} is not a non-negative integer (relevance grade)"
+    if code == parse.QID:
+        return f"expected qid:<integer> after the label, got {'nothing' if token is None else repr(token)}"
+    if code == parse.QID_RANGE:
+        return f"query id {token} is beyond the 64-bit integer range"
+    if code == parse.CHANGED:
+        return "the file changed while it was read (more rows or wider lines than in the first pass)"
+    index, _, value = token.partition(":")
+    if code == parse.MALFORMED or not _is_number(value):  # a bad value comes first, as in the old reader
+        return f"malformed feature {token!r} (expected index:value){NULL_HINT if value == 'NULL' else ''}"
+    index = int(index)
+    if code == parse.INDEX_BELOW_1:
+        return f"feature index {index} in {token!r}: indices start at 1"
+    if code == parse.NOT_INCREASING:
+        return f"feature index {index} after {previous}: indices must increase along a line"
+    if code == parse.BEYOND_EXPECTED:
+        return f"feature index {index} is beyond the expected {n_features} features"
+    return f"feature index {index} is beyond {MAX_INDEX}, the largest the SVMlight parser reads"
 
-def _scan(path: Path, text: str, n_features: int | None, full: bool, dtype=np.float64):
-    """Check each line (``full``: every feature token too); return labels, qids and docids as lists."""
-    labels, qids, docids, numbers, seen = [], [], [], [], {}
-    widest = (0, None)  # the largest feature index and its line
-    for number, line in enumerate(text.split("\n"), 1):  # the parser's own line breaks (not splitlines)
-        body, hash_, comment = line.partition("#")
-        tokens = body.split()
-        if not tokens:
-            continue
+
+def _slow_values(path, buf, slow, X, y, store: bool) -> None:
+    """Parse the tokens the compiled parser left (rows [row, column, line, start, value start, end])."""
+    largest = FLOAT32_INF if X.dtype == np.float32 else math.inf
+    for row, column, line, start, value_start, end in slow.tolist():
+        text = buf[value_start:end].tobytes()
         try:
-            grade = float(tokens[0])
+            value = float(text)
         except ValueError:
-            grade = None
-        if grade is None or not grade.is_integer() or grade < 0:
-            _fail(path, number, f"label {tokens[0]!r} is not a non-negative integer (relevance grade)")
-        if len(tokens) < 2 or not tokens[1].startswith("qid:") or not tokens[1][4:].lstrip("-").isdigit():
-            got = repr(tokens[1]) if len(tokens) > 1 else "nothing"
-            _fail(path, number, f"expected qid:<integer> after the label, got {got}")
-        q = int(tokens[1][4:])
-        if not INT64[0] <= q <= INT64[1]:
-            _fail(path, number, f"query id {tokens[1][4:]} is beyond the 64-bit integer range")
-        if qids and q != qids[-1]:
-            if q in seen:
-                _fail(path, number, f"query {q} appears again after query {qids[-1]} (its rows ended at line "
-                                    f"{seen[q]}); the rows of a query must be contiguous")
-        seen[q] = number
-        if full:
-            previous = 0
-            for token in tokens[2:]:
-                previous = _feature_token(path, number, token, previous)
-        last = _feature_token(path, number, tokens[-1], 0) if len(tokens) > 2 else 0
-        if n_features is not None and last > n_features:
-            _fail(path, number, f"feature index {last} is beyond the expected {n_features} features")
-        if last > MAX_INDEX:
-            _fail(path, number, f"feature index {last} is beyond {MAX_INDEX}, the largest the SVMlight "
-                                "parser reads")
-        if last > widest[0]:
-            widest = (last, number)
-        match = DOCID.search(comment) if hash_ else None
-        labels.append(int(grade))
-        qids.append(q)
-        docids.append(match.group(1) if match else None)
-        numbers.append(number)
-    if not qids:
-        _fail(path, None, "no query in the file (empty, or only comments and blank lines)")
-    columns = n_features if n_features is not None else widest[0]
-    need = len(qids) * columns * np.dtype(dtype).itemsize
-    if need > MAX_DENSE_BYTES:
-        index, line = widest
-        _fail(path, line if n_features is None else None,
-              f"X would take {need / 2 ** 30:.1f} GiB dense ({len(qids)} rows x {columns} features"
-              f"{f', the largest index {index} being on this line' if n_features is None else ''}), "
-              f"beyond the {MAX_DENSE_BYTES / 2 ** 30:.0f} GiB limit (MAX_DENSE_BYTES); is the index a typo?")
-    return labels, qids, docids, numbers
+            value = None
+        if column < 0:
+            if value is None or not value.is_integer() or not 0 <= value < 2 ** 63:
+                _fail(path, line, f"label {_text(buf, start, end)!r} is not a non-negative integer (relevance grade)")
+            y[row] = int(value)
+        elif value is None:
+            null = NULL_HINT if text == b"NULL" else ""
+            _fail(path, line, f"malformed feature {_text(buf, start, end)!r} (expected index:value){null}")
+        elif not abs(value) < largest:  # NaN, infinite, or beyond float32's range in float32
+            _fail(path, line, "a feature value is NaN or infinite")
+        elif store and column < X.shape[1]:  # else the line has a bad token further on (parse_chunk)
+            X[row, column] = value + 0.0  # -0 gives +0.0, as in parse_chunk
 
+
+def _parse(path: Path, X, rows: int, n_features: int | None, dtype):
+    """Pass 2: (y, qid, line of each row, docid array or None). X None: check the lines without storing."""
+    store = X is not None
+    X = X if store else np.zeros((1, 1), dtype)
+    y, qid, line_of_row, doc_start, doc_end = (np.empty(rows, np.int64) for _ in range(5))
+    state, docids = np.zeros(2, np.int64), []
+    limit = -1 if n_features is None else int(n_features)
+
+    def step(buf, words, n, final):
+        first = int(state[1])
+        consumed, error, slow = parse.parse_chunk(buf, words, n, final, state, X, y, qid, line_of_row, doc_start,
+                                                  doc_end, limit, store)
+        _slow_values(path, buf, slow, X, y, store)  # all on lines up to the error's
+        if error[0] != parse.OK:
+            _fail(path, int(error[1]), _message(buf, error, n_features))
+        start, end = doc_start[first:state[1]], doc_end[first:state[1]]
+        if store and (start >= 0).any():  # the docids' bytes, as fixed-width byte strings
+            width = np.arange((end - start).max())
+            at = np.minimum(start[:, None] + width, n - 1)
+            text = np.where((width < end[:, None] - start[:, None]) & (start[:, None] >= 0), buf[at], 0)
+            docids.append(text.astype(np.uint8).view(f"S{len(width)}").ravel())
+        return consumed
+
+    _stream(path, step)
+    if state[1] != rows:
+        _fail(path, None, "the file changed while it was read (fewer rows than in the first pass)")
+    has = doc_start >= 0
+    if has.any() and not has.all():
+        i = int(np.flatnonzero(has != has[0])[0])
+        what = "no '#docid = ...' comment, while line {} has one" if has[0] else \
+            "a '#docid = ...' comment, while line {} has none"
+        _fail(path, int(line_of_row[i]), what.format(line_of_row[0]) + "; every line or none must name its document")
+    docid = None
+    if store and has[0]:
+        docid = np.concatenate(docids)
+        ascii_only = docid.view(np.uint8).max() < 128
+        docid = docid.astype(str) if ascii_only else np.char.decode(docid, "utf-8", errors="replace")
+    return y, qid, line_of_row, docid
+
+
+def _check_queries(path, qid, line_of_row) -> None:
+    """Each query's rows contiguous: name the first row where a query comes back after another one."""
+    starts = np.flatnonzero(np.r_[True, qid[1:] != qid[:-1]])  # first row of each run of one query
+    runs = qid[starts]
+    order = np.argsort(runs, kind="stable")
+    again = np.r_[False, runs[order][1:] == runs[order][:-1]]  # runs repeating an earlier run's query
+    if again.any():
+        run = int(order[again].min())
+        first = int(np.flatnonzero(runs == runs[run])[0])
+        ended = line_of_row[starts[first + 1] - 1]
+        _fail(path, int(line_of_row[starts[run]]), f"query {runs[run]} appears again after query {runs[run - 1]} "
+              f"(its rows ended at line {ended}); the rows of a query must be contiguous")
 
 
 def load_letor(path, n_features: int | None = None, dtype=np.float64) -> QuerySet:
     """Read one SVMlight ranking file (see the module docstring) as a :class:`QuerySet`.
 
     ``n_features``: the expected feature count (an index beyond it is an error; X gets exactly that
-    many columns); None: the largest index in the file. Raises FileNotFoundError, or
-    :class:`LetorFormatError` (a ValueError) naming the file and the line.
+    many columns); None: the largest index in the file. ``dtype``: X's, float64 or float32. Raises
+    FileNotFoundError, or :class:`LetorFormatError` (a ValueError) naming the file and the line.
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"LETOR file {path} not found")
-    stat = path.stat()
-    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, n_features, np.dtype(dtype).str)
-    if key in _CACHE:
-        return _CACHE[key]
-    raw = path.read_bytes().replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    text = raw.decode("utf-8", errors="replace")
-    labels, qids, docids, numbers = _scan(path, text, n_features, full=False, dtype=dtype)
-    try:
-        X, _, qid = load_svmlight_file(io.BytesIO(raw), n_features=n_features, dtype=dtype, query_id=True,
-                                       zero_based=False)
-    except ValueError as error:  # locate the bad token, else report scikit-learn's message with the file
-        _scan(path, text, n_features, full=True, dtype=dtype)
-        _fail(path, None, f"scikit-learn could not parse it: {error}")
-    if not np.all(np.isfinite(X.data)):
-        row = np.searchsorted(X.indptr, np.flatnonzero(~np.isfinite(X.data))[0], side="right") - 1
-        _fail(path, numbers[row], "a feature value is NaN or infinite")
-    has = [d is not None for d in docids]
-    if any(has) and not all(has):
-        i = has.index(not has[0])
-        what = "no '#docid = ...' comment, while line {} has one" if has[0] else \
-            "a '#docid = ...' comment, while line {} has none"
-        _fail(path, numbers[i], what.format(numbers[0]) + "; every line or none must name its document")
-    X = np.ascontiguousarray(X.toarray())
-    y, qid = np.asarray(labels, dtype=np.int64), qid.astype(np.int64)
-    if not np.array_equal(qid, qids):  # cannot happen unless the two parsers disagree
-        _fail(path, None, "query ids read by scikit-learn differ from the lines' qid: tokens")
-    docid = None if docids[0] is None else np.asarray(docids, dtype=str)
-    _CACHE[key] = _read_only(QuerySet(X, y, qid, docid, path))
-    return _CACHE[key]
-
+    dtype = np.dtype(dtype)
+    if dtype not in (np.float32, np.float64):
+        raise ValueError(f"dtype must be float32 or float64, got {dtype}")
+    rows, widest, widest_line = _count(path, n_features is None)
+    if rows == 0:
+        _fail(path, None, "no query in the file (empty, or only comments and blank lines)")
+    columns = max(widest, 1) if n_features is None else n_features  # no feature at all: one column, as before
+    need, free = rows * columns * dtype.itemsize, available_memory()
+    if widest > MAX_INDEX or need > free:
+        _, qid, line_of_row, _ = _parse(path, None, rows, n_features, dtype)  # a bad line comes first
+        _check_queries(path, qid, line_of_row)
+        if widest > MAX_INDEX:
+            _fail(path, widest_line, f"feature index {widest} is beyond {MAX_INDEX}, the largest the SVMlight "
+                                     "parser reads")
+        inferred = n_features is None
+        _fail(path, widest_line if inferred else None,
+              f"X would take {need / 2 ** 30:.1f} GiB dense ({rows} rows x {columns} features"
+              f"{f', the largest index {widest} being on this line' if inferred else ''}), more than "
+              f"the {free / 2 ** 30:.1f} GiB of memory available{'; is the index a typo?' if inferred else ''}")
+    X = np.zeros((rows, columns), dtype)
+    y, qid, line_of_row, docid = _parse(path, X, rows, n_features, dtype)
+    _check_queries(path, qid, line_of_row)
+    return _read_only(QuerySet(X, y, qid, docid, path))
 
 
 def _read_only(data: QuerySet) -> QuerySet:
@@ -195,7 +263,6 @@ def _read_only(data: QuerySet) -> QuerySet:
         if array is not None:
             array.flags.writeable = False
     return data
-
 
 
 def concat(sets: list[QuerySet]) -> QuerySet:

@@ -1,0 +1,154 @@
+"""Time and memory of reading an MSLR-WEB10K-shaped LETOR file: ordrank's reader against XGBoost's.
+
+The file (written once under ``--dir``, then reused): 719,830 lines of ``label qid:Q 1:v ... 136:v``,
+every feature written, on raw scales like MSLR-WEB10K's Fold1/train.txt (counts up to 10^6, reals with
+up to 6 decimals, some negative, many zeros), grades 0-4, queries of long-tailed size (mean ~120
+documents). Each reader runs in its own child process, so its peak RSS (``os.wait4``) is its own; the
+child reports the call's wall and CPU time and its RSS just before the call (imports and compilation
+done, on a tiny file, before it).
+
+Readers: ordrank ``load_letor`` (float32, float64), ``xgboost.DMatrix(path + '?format=libsvm')`` (query
+ids included; it holds a CSR matrix, float32 values), and with ``--old`` scikit-learn's
+``load_svmlight_file`` + ``toarray()`` (float64), the bulk of the reader ordrank had before (which also
+scanned every line in Python: 188 s on such a file).
+
+    python benchmarks/bench_letor_reader.py [--dir build/bench_letor] [--old] [--rows 719830]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROWS, FEATURES, MEAN_QUERY = 719_830, 136, 120
+READERS = {"ordrank float32": "ordrank load_letor(dtype=float32)",
+           "ordrank float64": "ordrank load_letor(dtype=float64)",
+           "xgboost": "xgboost DMatrix(?format=libsvm)",
+           "sklearn": "scikit-learn load_svmlight_file + toarray (old core)"}
+
+
+def query_sizes(rng, rows: int) -> np.ndarray:
+    """Long-tailed query sizes (lognormal, mean ~MEAN_QUERY) adding up to ``rows``."""
+    draws = rng.lognormal(np.log(MEAN_QUERY) - 0.5 * 0.8 ** 2, 0.8, 2 * rows // MEAN_QUERY + 10)
+    sizes = np.maximum(1, draws.astype(int))
+    sizes = sizes[:np.searchsorted(np.cumsum(sizes), rows) + 1]
+    sizes[-1] -= sizes.sum() - rows
+    return sizes[sizes > 0]
+
+
+def feature_columns(rng, n: int) -> list[np.ndarray]:
+    """FEATURES columns on raw scales: integer counts, non-negative reals and negative reals (6 decimals)."""
+    columns = []
+    for j in range(FEATURES):
+        kind = j % 4
+        zero = rng.random(n) < (0.4 if kind == 0 else 0.15)
+        if kind == 0:  # counts (term frequencies, lengths, PageRank-like), up to 10^6
+            values = np.minimum(rng.lognormal(2 + j % 7, 1.5, n), 1e6).astype(np.int64)
+        elif kind == 3 and j % 8 == 3:  # language-model scores: negative reals
+            values = np.round(-rng.lognormal(3, 0.5, n), 6)
+        else:  # BM25, TF-IDF, ratios: reals with up to 6 decimals
+            values = np.round(rng.lognormal(j % 5 - 1, 1.2, n), 6 - j % 3)
+        columns.append(np.where(zero, 0, values))
+    return columns
+
+
+def write_file(path: Path, rows: int, seed: int = 0, batch: int = 40_000) -> None:
+    """The MSLR-shaped file, written batch by batch with pyarrow's string casts and joins."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    rng = np.random.default_rng(seed)
+    sizes = query_sizes(rng, rows)
+    qids = np.repeat(np.sort(rng.choice(30_000, len(sizes), replace=False)) + 1, sizes)
+    labels = rng.choice(5, rows, p=[0.52, 0.32, 0.13, 0.02, 0.01])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part = path.with_suffix(".part")
+    with open(part, "wb") as out:
+        for start in range(0, rows, batch):
+            n = min(batch, rows - start)
+            as_text = lambda values: pc.cast(pa.array(values), pa.string())  # noqa: E731
+            parts = [as_text(labels[start:start + n]),
+                     pc.binary_join_element_wise("qid", as_text(qids[start:start + n]), ":")]
+            for j, values in enumerate(feature_columns(rng, n), 1):
+                parts.append(pc.binary_join_element_wise(str(j), as_text(values), ":"))
+            lines = pc.binary_join_element_wise(pc.binary_join_element_wise(*parts, " "), "\n", "")
+            offsets = np.frombuffer(lines.buffers()[1], np.int32)
+            out.write(memoryview(lines.buffers()[2])[offsets[0]:offsets[n]])
+    part.rename(path)
+
+
+def child(reader: str, path: str) -> None:
+    """Run one reader, print its timing as JSON (the parent measures peak RSS)."""
+    import psutil
+
+    if reader.startswith("ordrank"):
+        from ordrank.datasets.letor_file import load_letor
+        dtype = np.float32 if reader.endswith("32") else np.float64
+        tiny = Path(path).with_name("tiny.txt")
+        tiny.write_text("1 qid:1 1:0.5 2:3\n0 qid:1 2:1e-3\n")
+        load_letor(tiny, dtype=dtype)  # compiled code loaded from numba's cache (or compiled) before timing
+        read = lambda: load_letor(path, dtype=dtype)  # noqa: E731
+        size = lambda data: data.X.nbytes  # noqa: E731
+    elif reader == "xgboost":
+        import xgboost
+        read = lambda: xgboost.DMatrix(path + "?format=libsvm")  # noqa: E731
+        size = lambda data: data.num_nonmissing() * 8 + (data.num_row() + 1) * 8  # noqa: E731 - CSR: value, index
+    else:
+        from sklearn.datasets import load_svmlight_file
+        read = lambda: load_svmlight_file(path, query_id=True, zero_based=False)[0].toarray()  # noqa: E731
+        size = lambda X: X.nbytes  # noqa: E731
+    baseline = psutil.Process().memory_info().rss
+    before, cpu = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
+    data = read()
+    after, cpu_after = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
+    used = cpu_after.ru_utime + cpu_after.ru_stime - cpu.ru_utime - cpu.ru_stime
+    print(json.dumps({"wall": after - before, "cpu": used, "baseline": baseline, "matrix": size(data)}))
+
+
+def run(reader: str, path: Path) -> dict:
+    process = subprocess.Popen([sys.executable, __file__, "--child", reader, str(path)], stdout=subprocess.PIPE)
+    output = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise SystemExit(f"{reader} failed (exit {process.returncode})")
+    return {**json.loads(output), "peak": usage.ru_maxrss * 1024}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--dir", default="build/bench_letor", help="where the file is written (and reused)")
+    parser.add_argument("--rows", type=int, default=ROWS, help="lines of the file")
+    parser.add_argument("--old", action="store_true", help="also time scikit-learn's parser (minutes)")
+    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        return child(*args.child)
+    path = Path(args.dir) / f"mslr_shaped_{args.rows}.txt"
+    if not path.exists():
+        start = time.perf_counter()
+        write_file(path, args.rows)
+        print(f"wrote {path} ({path.stat().st_size / 1e9:.2f} GB) in {time.perf_counter() - start:.0f} s")
+    print(f"{path}: {path.stat().st_size / 1e9:.2f} GB, {args.rows} lines x {FEATURES} features\n")
+    readers = ["xgboost", "ordrank float32", "ordrank float64"] + (["sklearn"] if args.old else [])
+    results = {reader: run(reader, path) for reader in readers}
+    base = results["xgboost"]["wall"]
+    print("| reader | wall s | CPU s | peak RSS GB | RSS before GB | matrix GB | time / XGBoost's | "
+          "(peak - before) / matrix |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for reader, r in results.items():
+        matrix = f"{r['matrix'] / 1e9:.2f}" + (" (CSR)" if reader == "xgboost" else "")
+        print(f"| {READERS[reader]} | {r['wall']:.1f} | {r['cpu']:.1f} | {r['peak'] / 1e9:.2f} | "
+              f"{r['baseline'] / 1e9:.2f} | {matrix} | {r['wall'] / base:.2f} | "
+              f"{(r['peak'] - r['baseline']) / r['matrix']:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
