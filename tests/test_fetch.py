@@ -371,7 +371,7 @@ def test_registry_covers_every_file_the_loaders_read():
             assert {f"{folder}/{a}" for i in range(20) for a in data._files(i)} <= chu_files
     for name, ds in registry.DATASETS.items():
         assert ds.checks and all(len(c.sha256 or "0" * 64) == 64 for c in ds.checks), name
-        assert bool(ds.downloads) == (ds.install is not None) == (name != "eachmovie"), name
+        assert bool(ds.downloads) == (ds.install is not None) == (not ds.manual), name  # manual: by hand
         assert len({d.path for d in ds.downloads}) == len(ds.downloads), name
 
 

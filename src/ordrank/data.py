@@ -21,7 +21,9 @@ from ordrank.datasets.ratings import resolve_data_dir
 DESCRIPTION = ("Get the real data sets into the data directory (--data-dir, else $ORDRANK_DATA, else data/): "
                "list them, fetch NAME... (or all) from the internet, check NAME..., import NAME PATH from a "
                "local folder or archive (offline: files copied from another machine or a mirror; "
-               "mirror-paths NAME... lists them). Every file is verified against its pinned checksum.")
+               "mirror-paths NAME... lists them). Every file is verified against its pinned checksum; the "
+               "web-scale sets downloaded by hand (MSLR-WEB, Yahoo!, Istella) are checked at import for their "
+               "layout and published sizes.")
 
 
 def _size(n_bytes: int) -> str:

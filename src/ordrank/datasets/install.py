@@ -5,10 +5,12 @@ archive holding the set either as installed (a data directory, or the set's fold
 downloaded (the upstream files a mirror serves, :func:`mirror_paths`). The same pinned checksums as
 :func:`~ordrank.datasets.fetch.fetch` must match before anything is moved into place, and the
 install is atomic in the same way (a temporary ``.import-*`` folder inside the data directory).
+The web-scale sets downloaded by hand (MSLR-WEB10K/30K, Yahoo! set 1, Istella-S) have no pinned
+checksums: their official archive or its unpacked folder is checked for its layout and published
+sizes instead (:mod:`ordrank.datasets.web_import`).
 """
 from __future__ import annotations
 
-import lzma
 import os
 import shutil
 import tarfile
@@ -21,6 +23,8 @@ import pooch
 from ordrank.datasets.fetch import (DataSet, FetchError, _label, _move_into_place, _problems, get,
                                     writable_data_dir)
 from ordrank.datasets.ratings import resolve_data_dir
+from ordrank.datasets.web_import import install_web, unpack
+
 
 def mirror_paths(name: str) -> list[str]:
     """Every path a mirror must serve for set ``name``, relative to its root: ``<folder>/<path>``."""
@@ -38,7 +42,9 @@ def install_local(name: str, source: str | os.PathLike, data_dir: str | os.PathL
     directory: ``orca-discretized-regression/10bins/pyrim10.tar.xz``) or in the download layout (the
     upstream files, e.g. ``10bins/pyrim10/matlab/train_pyrim10.0``, or ``ml-100k.zip``), which is
     installed as ``fetch`` installs a download. Every pinned checksum must match before anything is
-    moved into place, as for ``fetch``; a FetchError says what is missing or differs.
+    moved into place, as for ``fetch``; a FetchError says what is missing or differs. A set downloaded
+    by hand (``ds.web``: MSLR-WEB10K/30K, Yahoo! set 1, Istella-S) is taken from its official archive or
+    its unpacked folder, checked for its layout and published sizes (:mod:`ordrank.datasets.web_import`).
     """
     ds, root, source = get(name), resolve_data_dir(data_dir), Path(source)
     origin = source  # named in the messages (``source`` may become a temporary unpacked folder)
@@ -48,28 +54,20 @@ def install_local(name: str, source: str | os.PathLike, data_dir: str | os.PathL
         raise FetchError(f"{name}: {source} not found (give a folder or an archive holding the set)")
     writable_data_dir(root)
     with tempfile.TemporaryDirectory(dir=root, prefix=f".import-{ds.folder}-", ignore_cleanup_errors=True) as tmp:
-        tmp = Path(tmp)
-        if source.is_file():
-            try:
-                if zipfile.is_zipfile(source):
-                    with zipfile.ZipFile(source) as zipped:  # member paths are sanitized
-                        zipped.extractall(tmp / "unpacked")
-                else:
-                    with tarfile.open(source) as tar:  # any compression; no paths outside, no devices
-                        tar.extractall(tmp / "unpacked", filter="data")
-            except (ValueError, OSError, tarfile.TarError, zipfile.BadZipFile, EOFError,
-                    lzma.LZMAError) as error:
-                raise FetchError(f"{name}: {source} is not a folder nor an archive that can be "
-                                 f"unpacked ({type(error).__name__}: {' '.join(str(error).split())})") from None
-            source = tmp / "unpacked"
-        new = tmp / "new"
-        candidates = [c for c in (source, *(source / f for f in (ds.folder, *ds.aliases))) if c.is_dir()]
-        for candidate in candidates:  # the installed layout: the folder's files copied as they are
-            if all(actual is not None for _, actual in _problems(ds, candidate)):  # every file there
-                _copy_files(candidate, new)
-                break
+        tmp, new = Path(tmp), Path(tmp) / "new"
+        if ds.web is not None:  # downloaded by hand: layout and published sizes (ordrank.datasets.web_import)
+            install_web(ds, source, tmp, new, origin)
         else:
-            _install_download_layout(ds, candidates, tmp, new, origin)
+            if source.is_file():
+                unpack(name, source, tmp / "unpacked")
+                source = tmp / "unpacked"
+            candidates = [c for c in (source, *(source / f for f in (ds.folder, *ds.aliases))) if c.is_dir()]
+            for candidate in candidates:  # the installed layout: the folder's files copied as they are
+                if all(actual is not None for _, actual in _problems(ds, candidate)):  # every file there
+                    _copy_files(candidate, new)
+                    break
+            else:
+                _install_download_layout(ds, candidates, tmp, new, origin)
         failed = _problems(ds, new)
         if failed:
             check, actual = failed[0]

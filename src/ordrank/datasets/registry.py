@@ -20,6 +20,7 @@ from pathlib import Path
 from ordrank.datasets.orca_archives import ORCA_ARCHIVES
 from ordrank.datasets.partitions import CHU_FOLDERS, ONE_BASED
 from ordrank.datasets.ratings import EACHMOVIE_SOURCE
+from ordrank.datasets.web_sets import WEB_LAYOUTS, WebLayout
 
 
 class FetchError(RuntimeError):
@@ -64,6 +65,9 @@ class DataSet:
     manual: str = ""
     aliases: tuple[str, ...] = ()
     """Other folders the loaders also read (checked when ``folder`` is absent; never fetched into)."""
+    web: WebLayout | None = None
+    """A set downloaded by hand and installed with ``import`` from its official archive (layout and
+    published sizes checked, no pinned checksums: :mod:`ordrank.datasets.web_sets`); None otherwise."""
 
     def url(self, path: str, base_url: str | None = None) -> str:
         """Where the download (or download folder) ``path`` comes from."""
@@ -256,6 +260,14 @@ DATASETS["letor3-ohsumed"] = DataSet(
     f"Microsoft Research LETOR 3.0 (Qin et al. 2010), {LETOR3}OHSUMED.zip", "8.0 MB (zip size not checked)",
     tuple(Check((f,), h, "OHSUMED.zip") for f, (_, h) in OHSUMED_SUBSETS.items()),
     (Download("OHSUMED.zip"),), _ohsumed_subsets, LETOR3)
+
+
+# --- web-scale learning-to-rank sets, downloaded by hand (ordrank.datasets.web_sets) ---------------------
+# Installed as Fold<k>/{train,vali,test}.txt; every file must exist, none has a pinned checksum.
+
+DATASETS.update({name: DataSet(name, name, web.title, web.origin, web.size,
+                               tuple(Check((f,), None, web.archive) for f in web.installed),
+                               manual=web.manual(name), web=web) for name, web in WEB_LAYOUTS.items()})
 
 
 def get(name: str) -> DataSet:
