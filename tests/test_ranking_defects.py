@@ -16,6 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, GroupKFold
 
 from ordrank.algorithms import PRank
+from ordrank.algorithms._ordinal import FitFailed
 from ordrank.algorithms.ranking import (LeastSquaresRanker, LightGBMRanker, OrdinalRanker, RankBoost,
                                         RankNet, RankSVM, XGBoostRanker)
 from ordrank.algorithms.ranking import _pairwise, ranksvm_primal
@@ -140,10 +141,12 @@ def test_cutting_plane_model_stays_bounded_on_badly_scaled_data(monkeypatch):
     X, y, q = queries()
     sizes, solve = [], ranksvm_primal._simplex_qp
     monkeypatch.setattr(ranksvm_primal, "_simplex_qp", lambda G, b, *rest: sizes.append(len(b)) or solve(G, b, *rest))
-    with pytest.warns(ConvergenceWarning, match="max_iter=150 reached"):
-        model = RankSVM(max_iter=150).fit(X * 1e6, y, qid=q)
+    # raw scales: no headway from w = 0 in 150 rounds, an error saying what to do (never a silent zero model)
+    with pytest.raises(FitFailed, match=r"no progress from the all-zero model in 150 iterations .*"
+                                        r"features=query_level_norm"):
+        RankSVM(max_iter=150).fit(X * 1e6, y, qid=q)
     # at most MAX_CUTS = 200 kept, plus one round's new cuts (~22); before: 400 and growing each round
-    assert model.n_iter_ == 150 and max(sizes) <= 230
+    assert len(sizes) >= 150 and max(sizes) <= 230
 
 
 @pytest.mark.parametrize("scale, C", [(1e6, 1.0), (1.0, 1e12)])
@@ -185,13 +188,13 @@ def test_overflow_is_an_error_naming_the_scale(model, scale, match):
         model.fit(X * scale, y, qid=q)
 
 
-@pytest.mark.parametrize("model", [RankSVM(max_iter=1), RankSVM(loss="squared_hinge", max_iter=1),
+@pytest.mark.parametrize("model", [RankSVM(max_iter=3), RankSVM(loss="squared_hinge", max_iter=1),
                                    RankSVM(solver="smoothed_newton", max_iter=1), RankNet(max_iter=1),
                                    RankNet(hidden=3, max_iter=1, random_state=0)],
                          ids=["hinge", "squared_hinge", "smoothed_newton", "ranknet", "ranknet-net"])
 def test_every_iterative_learner_warns_when_it_stops_short(model):
     X, y, q = queries()
-    with pytest.warns(ConvergenceWarning, match=rf"^{type(model).__name__}: max_iter=1 reached .*; raise "
+    with pytest.warns(ConvergenceWarning, match=rf"^{type(model).__name__}: max_iter={model.max_iter} reached .*; raise "
                                                 r"max_iter or tol$"):
         model.fit(X, y, qid=q)
 
@@ -306,7 +309,10 @@ def test_err_with_a_grade_from_53_up_is_not_nan():
     ("1 qid:1 1:0.5\n0 qid:1 2:1\n1 qid:2 1000000000:1\n0 qid:2 1:1\n",
      r"line 3: X would take 29\.8 GiB dense \(4 rows x 1000000000 features, the largest index 1000000000"),
 ])
-def test_loader_names_the_line_of_an_index_or_qid_too_large(tmp_path, text, match):
+def test_loader_names_the_line_of_an_index_or_qid_too_large(tmp_path, text, match, monkeypatch):
+    import ordrank.datasets.letor_file as letor_file
+
+    monkeypatch.setattr(letor_file, "available_memory", lambda: 8 * 2 ** 30)  # any machine: 8 GiB free
     path = tmp_path / "part.txt"
     path.write_text(text)
     with pytest.raises(LetorFormatError, match=f"^{path}, {match}"):

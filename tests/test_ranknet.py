@@ -1,15 +1,21 @@
-"""RankNet: gradients against finite differences, the linear case against LogisticRegression on the
-explicit pair differences, a separable toy ranked perfectly, qid routed through GridSearchCV."""
+"""RankNet: gradients against finite differences, the pair kernel against the explicit pairs (and the
+same with 1 and 2 threads), the linear case against LogisticRegression on the explicit pair
+differences, a separable toy ranked perfectly, qid routed through GridSearchCV."""
+import contextlib
+
+import numba
 import numpy as np
 import pytest
 import sklearn
 from scipy.optimize import check_grad
+from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, GroupKFold
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ordrank.algorithms.ranking import RankNet
 from ordrank.algorithms.ranking.ranknet import _PairCost
+from ordrank.algorithms.ranking.ranknet_pairs import SPAN, label_order, pair_cost
 from ordrank.queries import count_pairs, group_sizes, preference_pairs
 
 
@@ -37,13 +43,23 @@ def n_pairs(y, qid, ties):
     return count_pairs(y, qid) if ties == "skip" else int(np.sum(sizes * (sizes - 1) // 2))
 
 
+@contextlib.contextmanager
+def threads(k):
+    """numba's thread count k for a block (at most what numba started with), restored after it."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(k, numba.config.NUMBA_NUM_THREADS))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(before)
+
+
 @pytest.mark.parametrize("hidden", [None, 3])
 @pytest.mark.parametrize("ties", ["skip", "half"])
-@pytest.mark.parametrize("budget", [1 << 21, 20])  # 20: queries cut into blocks of rows
-def test_gradient_matches_finite_differences(hidden, ties, budget):
+def test_gradient_matches_finite_differences(hidden, ties):
     X, y, qid = toy()
     model = RankNet(hidden, sigma=1.7, alpha=0.1, ties=ties, random_state=0)
-    cost = _PairCost(y, qid, 1.7, ties, n_pairs(y, qid, ties), budget)
+    cost = _PairCost(y, qid, 1.7, ties, n_pairs(y, qid, ties))
     theta = model._initial(X.shape[1]) + np.random.default_rng(1).normal(size=model._initial(4).shape)
     assert check_grad(lambda t: model._objective(t, X, cost)[0],
                       lambda t: model._objective(t, X, cost)[1], theta) < 1e-5
@@ -58,9 +74,64 @@ def test_cost_equals_the_explicit_pairs(ties):
     if ties == "half":
         a, b = tie_pairs(y, qid)
         expected += np.sum(np.logaddexp(0, 2.0 * (s[a] - s[b])) - (s[a] - s[b]))
-    for budget in (1 << 21, 7):
-        value, _ = _PairCost(y, qid, 2.0, ties, n_pairs(y, qid, ties), budget)(s)
+    for k in (1, 2):
+        with threads(k):
+            value, _ = _PairCost(y, qid, 2.0, ties, n_pairs(y, qid, ties))(s)
         assert value == pytest.approx(expected / n_pairs(y, qid, ties), rel=1e-12)
+
+
+def uneven(seed, spread):
+    """Queries of 1 to 300 rows (singletons, one all tied, one large), 5 levels, ties. Scores: "small"
+    (spread 1: every query on the kernel's exponential path), "wide" (the large query's spread 60:
+    still that path, with |z| up to hundreds), "huge" (spread 1e3: every query beyond SPAN, on the
+    direct path, |z| far beyond exp's range) or "mixed" (1, and 1e3 in two queries)."""
+    rng = np.random.default_rng(seed)
+    sizes = np.r_[1, 2, rng.integers(1, 40, 25), 300, 7, 1]
+    qid = np.repeat(np.arange(len(sizes)), sizes)
+    y = rng.integers(0, 5, len(qid)).astype(float)
+    y[qid == len(sizes) - 2] = 2.0  # a query with every pair tied
+    spreads = np.ones(len(sizes))
+    if spread == "wide":
+        spreads[len(sizes) - 3] = 60.0
+    elif spread == "huge":
+        spreads[:] = 1e3
+    elif spread == "mixed":
+        spreads[[5, len(sizes) - 3]] = 1e3
+    return y, qid, rng.normal(size=len(qid)) * spreads[qid]
+
+
+@pytest.mark.parametrize("ties", ["skip", "half"])
+@pytest.mark.parametrize("spread", ["small", "wide", "huge", "mixed"])
+def test_kernel_equals_direct_pairs_for_any_thread_count(ties, spread):
+    """Σ C and λ of the kernel (unnormalized) against a direct numpy computation over the explicit
+    preference and tie pairs, and bit for bit the same with 1 and 2 numba threads."""
+    y, qid, s = uneven(7, spread)
+    sigma = 1.3
+    offsets = np.r_[0, np.cumsum(group_sizes(qid))]
+    span = np.array([sigma * np.ptp(s[a:b]) for a, b in zip(offsets[:-1], offsets[1:])])
+    assert {"small": span.max() < 20, "wide": 300 < span.max() <= SPAN,
+            "huge": np.sum(span > SPAN) >= 25, "mixed": np.sum(span > SPAN) == 2}[spread]
+    i, j = preference_pairs(y, qid)
+    z = sigma * (s[i] - s[j])
+    expected = np.sum(np.logaddexp(0.0, -z))
+    g = sigma * expit(-z)  # σ(1 − P_ij)
+    lam = np.bincount(j, g, len(s)) - np.bincount(i, g, len(s))
+    if ties == "half":
+        a, b = tie_pairs(y, qid)
+        z = sigma * (s[a] - s[b])
+        expected += np.sum(np.logaddexp(0.0, z) - 0.5 * z)
+        g = sigma * (expit(z) - 0.5)  # σ(P − ½)
+        lam += np.bincount(a, g, len(s)) - np.bincount(b, g, len(s))
+    order = label_order(y, qid)
+    results = []
+    for k in (1, 2):
+        with threads(k):
+            results.append(pair_cost(s, *order, sigma, ties == "half"))
+    (total, got), (total2, got2) = results
+    assert total == pytest.approx(expected, rel=1e-12)
+    np.testing.assert_allclose(got, lam, rtol=1e-12, atol=1e-12 * np.max(np.abs(lam)))
+    assert total == total2
+    np.testing.assert_array_equal(got, got2)
 
 
 @pytest.mark.parametrize("ties", ["skip", "half"])

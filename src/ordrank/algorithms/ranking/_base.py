@@ -42,7 +42,8 @@ def check_scale(owner: str, scale: float, what: str, fix: str) -> None:
 
 def max_abs(X) -> float:
     """The largest |entry| of X (0 for an empty array), without overflow."""
-    return float(np.max(np.abs(X), initial=0.0))
+    X = np.asarray(X)  # max and −min: no |X| copy of a large matrix
+    return float(max(np.max(X, initial=0.0), -np.min(X, initial=0.0)))
 
 
 def warn_not_converged(owner, max_iter: int, detail: str) -> None:
@@ -74,11 +75,13 @@ class RankingEstimator(BaseEstimator):
 
     __metadata_request__fit = {"qid": True}
     __metadata_request__score = {"qid": True}
+    _dtypes = [np.float64]  # X's dtypes kept as given (a learner with float32 arithmetic adds np.float32)
 
     def _validate_queries(self, X, y, qid):
-        """``(X, y, qid)`` checked: X float64 finite 2-D, y finite 1-D, qid contiguous ids."""
+        """``(X, y, qid)`` checked: X finite 2-D (float64, or one of ``_dtypes`` kept as given), y finite
+        1-D, qid contiguous ids."""
         y = numeric_labels(y, type(self).__name__)
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
+        X, y = validate_data(self, X, y, dtype=self._dtypes, y_numeric=True)
         self._fitted_with_qid = qid is not None
         if not np.all(np.isfinite(y)):
             row = int(np.flatnonzero(~np.isfinite(y))[0])
@@ -91,7 +94,7 @@ class RankingEstimator(BaseEstimator):
     def decision_function(self, X) -> np.ndarray:
         """One score per row; within a query, documents are ranked by decreasing score."""
         check_is_fitted(self)
-        return self._scores(validate_data(self, X, dtype=np.float64, reset=False))
+        return self._scores(validate_data(self, X, dtype=self._dtypes, reset=False))
 
     def predict(self, X) -> np.ndarray:
         """The scores (as LightGBM's and XGBoost's rankers); sort them per query to rank."""

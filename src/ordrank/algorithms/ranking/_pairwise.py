@@ -1,4 +1,4 @@
-"""Per-query pairwise sums without building the pairs (shared by RankSVM and RankNet).
+"""Per-query pairwise sums without building the pairs (RankSVM's; RankNet's: :mod:`~.ranknet_pairs`).
 
 :class:`MarginSweep` serves the margin losses of RankSVM. A preference pair (i, j) (same query,
 ``y_i > y_j``) is *active* at scores ``s`` when ``s_i < s_j + margin``. For every document it gives, over
@@ -12,15 +12,11 @@ in O(n log n log L) for L distinct labels — never O(pairs):
   Sorted by (query, node, value; a lower event before an upper one of equal value), an upper i is
   active with every lower j *after* it, and a lower j with every upper i *before* it (strict ``<``):
   prefix sums give counts and partner sums.
-
-:func:`query_blocks` cuts the queries into padded blocks for RankNet, whose pair cost is not a
-function of sorted positions: each block is at most ``budget`` (document, document) entries.
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
-
-from ordrank.queries import query_offsets
 
 
 def dense_ranks(y) -> tuple[np.ndarray, int]:
@@ -76,15 +72,26 @@ class MarginSweep:
         v = np.asarray(v, dtype=np.float64)
         below, above = np.zeros(self.n), np.zeros(self.n)
         for events, upper, first, last in self.depths:
-            vs = v[events]
-            up = np.r_[0.0, np.cumsum(np.where(upper, vs, 0.0))]
-            low = np.r_[0.0, np.cumsum(np.where(upper, 0.0, vs))]
-            position = np.arange(len(events))
-            before = up[position] - up[first]          # upper events before (for a lower event)
-            after = low[last] - low[position + 1]      # lower events after (for an upper event)
-            below[events] += np.where(upper, 0.0, before)
-            above[events] += np.where(upper, after, 0.0)
+            _add_partner_sums(v, events, upper, first, last, below, above)
         return below, above
+
+
+@numba.njit(cache=True)
+def _add_partner_sums(v, events, upper, first, last, below, above):
+    """One depth of :meth:`MarginSweep.partner_sums`: prefix sums of v over the upper and the lower
+    events in order; a lower event adds the upper ones before it in its group (from ``first``), an
+    upper event the lower ones after it (to ``last``). Sequential sums, as ``np.cumsum``'s."""
+    m = len(events)
+    up, low = np.zeros(m + 1), np.zeros(m + 1)
+    for k in range(m):
+        x = v[events[k]]
+        up[k + 1] = up[k] + x if upper[k] else up[k]
+        low[k + 1] = low[k] if upper[k] else low[k] + x
+    for k in range(m):
+        if upper[k]:
+            above[events[k]] += low[last[k]] - low[k + 1]
+        else:
+            below[events[k]] += up[k] - up[first[k]]
 
 
 def margin_counts(s, margin: float, ranks, n_levels: int, qindex) -> tuple[np.ndarray, np.ndarray]:
@@ -131,38 +138,3 @@ def _stable_order(keys) -> np.ndarray:
     if len(keys) and keys.max() < 1 << 16:
         keys = keys.astype(np.uint16)
     return np.argsort(keys, kind="stable")
-
-
-def query_blocks(qid, budget: int = 1 << 21):
-    """Padded blocks of rows: a list of ``(rows_i, rows_j)`` int arrays of shapes (B, mi), (B, mj),
-    padded with −1. Every ordered pair (i, j) of a query's rows, i ≠ j included, is in exactly one
-    block as (row i of rows_i, row j of rows_j). Queries are grouped by size so that
-    B · mi · mj ≤ budget; a query too large for the budget is cut into blocks of its rows i."""
-    offsets = query_offsets(qid)
-    sizes = np.diff(offsets)
-    order = np.argsort(sizes, kind="stable")
-    blocks, current = [], []
-
-    def flush():
-        if current:
-            m = int(sizes[current[-1]])
-            rows = np.full((len(current), m), -1, dtype=np.int64)
-            for r, q in enumerate(current):
-                rows[r, : sizes[q]] = np.arange(offsets[q], offsets[q + 1])
-            blocks.append((rows, rows))
-            current.clear()
-
-    for q in order:
-        m = int(sizes[q])
-        if m * m > budget:
-            flush()
-            whole = np.arange(offsets[q], offsets[q + 1])[None, :]
-            step = max(budget // m, 1)
-            for start in range(0, m, step):
-                blocks.append((whole[:, start:start + step], whole))
-            continue
-        if current and (len(current) + 1) * m * m > budget:
-            flush()
-        current.append(q)
-    flush()
-    return blocks

@@ -118,6 +118,8 @@ _SHARED = {
 
 
 class _Peer(RankingEstimator):
+    _dtypes = [np.float64, np.float32]  # both libraries take float32 X as it is (no float64 copy)
+
     def _keywords(self, fixed: dict, **given) -> dict:
         """The library's keywords: the adapter's parameters ``given``, then ``fixed`` (determinism
         and quiet defaults, which ``params`` may override), then ``params``; a key of ``params``

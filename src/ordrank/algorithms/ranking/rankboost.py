@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from numbers import Integral
 
+import numba
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -101,7 +102,8 @@ def candidate_thresholds(X, n_thresholds=None) -> list[np.ndarray]:
     training value but the largest (``None``), or the distinct values among the ``n_thresholds``
     quantiles at levels i/(n_thresholds + 1) (observed values, "inverted_cdf"), the largest dropped."""
     out = []
-    for column in np.asarray(X, dtype=np.float64).T:
+    for j in range(X.shape[1]):  # a column at a time (no float64 copy of a float32 X)
+        column = np.asarray(X[:, j], dtype=np.float64)
         values = np.unique(column)
         if n_thresholds is not None and len(values) > n_thresholds + 1:
             levels = np.arange(1, n_thresholds + 1) / (n_thresholds + 1)
@@ -167,6 +169,8 @@ class RankBoost(RankingEstimator):
     n_features_in_ : int
     """
 
+    _dtypes = [np.float64, np.float32]  # a float32 X is kept: thresholds are its values, compared exactly
+
     _parameter_constraints: dict = {
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
         "n_thresholds": [Interval(Integral, 1, None, closed="left"), None],
@@ -189,13 +193,14 @@ class RankBoost(RankingEstimator):
                              f"{'s' * (len(y) != 1)}, {weights.shape[0]} queries)")
         thresholds = candidate_thresholds(X, self.n_thresholds)
         codes, first, last = _binned(X, thresholds)
+        n_bins = int(last[-1]) + 1 if len(last) else 0
         start = _starts(thresholds)
         track = weights.levels.max(initial=0) < MAX_LOSS_LEVELS
         H = np.zeros(len(y))
         pi = weights.potential(H)[0]
         self.estimators_, alphas, bound, loss = [], [], [], []
         for _ in range(self.n_estimators if len(first) else 0):
-            sums = np.cumsum(np.bincount(codes, weights=np.repeat(pi, X.shape[1])))
+            sums = np.cumsum(_bin_sums(codes, pi, n_bins))
             r = sums[last] - sums[first]  # Σ_{x: x_f > θ} π(x) for every candidate (f, θ)
             best = int(np.argmax(np.abs(r)))
             if abs(r[best]) < USELESS:
@@ -241,13 +246,28 @@ def _starts(thresholds):
 
 
 def _binned(X, thresholds):
-    """Each value's bin (the number of candidate θ below it), offset per feature and flattened row
-    by row; and per candidate (f, θ_j) the cumulative-sum positions of bin j and of the last bin of f.
-    Then Σ_{x_f > θ_j} π = cs[last] − cs[first] with cs the running sum of the per-bin sums of π."""
+    """Each value's bin (the number of candidate θ below it), offset per feature, as an (n, d) array of
+    the smallest unsigned type that holds them; and per candidate (f, θ_j) the cumulative-sum positions
+    of bin j and of the last bin of f. Then Σ_{x_f > θ_j} π = cs[last] − cs[first] with cs the running
+    sum of the per-bin sums of π (:func:`_bin_sums`)."""
     sizes = np.array([len(t) + 1 for t in thresholds], dtype=np.int64)
     offset = np.r_[0, np.cumsum(sizes)[:-1]]
-    codes = np.column_stack([np.searchsorted(t, X[:, f], side="left") for f, t in enumerate(thresholds)]
-                            ) if len(thresholds) else np.zeros((len(X), 0), dtype=np.int64)
+    total = int(sizes.sum())
+    dtype = np.uint16 if total <= 1 << 16 else np.uint32 if total <= 1 << 32 else np.int64
+    codes = np.empty((len(X), len(thresholds)), dtype=dtype)
+    for f, t in enumerate(thresholds):
+        codes[:, f] = np.searchsorted(t, X[:, f], side="left") + offset[f]
     first = np.concatenate([offset[f] + np.arange(len(t)) for f, t in enumerate(thresholds)] or [[]])
     last = np.concatenate([np.full(len(t), offset[f] + len(t)) for f, t in enumerate(thresholds)] or [[]])
-    return (codes + offset).ravel(), first.astype(np.int64), last.astype(np.int64)
+    return codes, first.astype(np.int64), last.astype(np.int64)
+
+
+@numba.njit(cache=True)
+def _bin_sums(codes, pi, n_bins):
+    """Σ π(x) over the rows in each bin: ``np.bincount(codes.ravel(), np.repeat(pi, d))`` without the
+    n × d weights, adding in the same (row-major) order, so the same sums bit for bit."""
+    sums = np.zeros(n_bins)
+    for i in range(codes.shape[0]):
+        for f in range(codes.shape[1]):
+            sums[codes[i, f]] += pi[i]
+    return sums

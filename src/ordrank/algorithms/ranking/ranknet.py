@@ -6,13 +6,12 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.special import expit
 from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ordrank.algorithms.ranking._base import RankingEstimator, check_scale, max_abs, warn_not_converged
-from ordrank.algorithms.ranking._pairwise import query_blocks
+from ordrank.algorithms.ranking.ranknet_pairs import label_order, pair_cost
 from ordrank.queries import count_pairs, group_sizes
 
 
@@ -28,9 +27,12 @@ class RankNet(RankingEstimator):
     on the pair differences) or ``s = w₂·tanh(W₁x + b₁)`` with ``hidden`` tanh units (no output bias:
     it cancels in every pair). ``‖W‖²`` is the squared norm of w, or of W₁ and w₂ (not b₁).
 
-    The gradient needs ``λ_i = Σ_j ∂C_ij/∂s_i``, computed per query on padded blocks of queries
-    (:func:`~._pairwise.query_blocks`, at most ``2²¹`` document pairs in memory at once), never on a
-    list of the pairs of the data set; then ``∂/∂θ = (1/N) Σ_i λ_i ∂s_i/∂θ`` by back-propagation.
+    The gradient needs ``λ_i = Σ_j ∂C_ij/∂s_i``. Each query's documents are sorted by label once per
+    fit; then every evaluation is one pass of a compiled kernel over the queries (numba, in parallel
+    over them; :mod:`~.ranknet_pairs`) that visits, for each document, the documents of lower label
+    (and, with ``ties="half"``, its ties) and sums C and λ in O(pairs) time and O(n) memory, never
+    forming a list of the pairs; its result does not depend on the number of threads. Then
+    ``∂/∂θ = (1/N) Σ_i λ_i ∂s_i/∂θ`` by back-propagation.
     Full-batch L-BFGS (SciPy), from zeros (linear) or a Glorot-uniform draw of ``random_state``; a
     ConvergenceWarning when it stops short of ``tol`` (``max_iter`` reached, or its line search
     failed). ``σ · max|x| · √d`` above 1e150 (where the gradient's square overflows float64 and
@@ -71,8 +73,9 @@ class RankNet(RankingEstimator):
             raise ValueError(f"{type(self).__name__}: no pair to learn from (n_samples={len(y)}): "
                              "within every query all rows have the same label (ties='skip') or are alone")
         self.n_pairs_ = n_pairs
-        check_scale(type(self).__name__, self.sigma * max_abs(X) * np.sqrt(X.shape[1]),
-                    f"σ · max|x| · √n_features (sigma={self.sigma:g}, max|x| = {max_abs(X):.3g})",
+        largest = max_abs(X)  # (max and −min: no |X| copy)
+        check_scale(type(self).__name__, self.sigma * largest * np.sqrt(X.shape[1]),
+                    f"σ · max|x| · √n_features (sigma={self.sigma:g}, max|x| = {largest:.3g})",
                     "rescale X (e.g. StandardScaler) or lower sigma")
         cost = _PairCost(y, qid, self.sigma, self.ties, n_pairs)
         theta0 = self._initial(X.shape[1])
@@ -83,8 +86,10 @@ class RankNet(RankingEstimator):
         self.objective_, self.n_iter_ = float(result.fun), int(result.nit)
         if not result.success:
             message = result.message if isinstance(result.message, str) else str(result.message)
+            gradient = float(np.max(np.abs(result.jac), initial=0.0))
             warn_not_converged(type(self).__name__, self.max_iter, f"or L-BFGS stopped short of "
-                               f"tol={self.tol:g} after {self.n_iter_} iterations ({message})")
+                               f"tol={self.tol:g} after {self.n_iter_} iterations, the gradient's largest "
+                               f"entry at {gradient:.2g} ({message})")
         return self
 
     def _initial(self, d):
@@ -128,46 +133,23 @@ class RankNet(RankingEstimator):
 
 
 class _PairCost:
-    """``s ↦ ((1/N) Σ C_ij, λ/N)`` for the scores s, block by block of queries.
+    """``s ↦ ((1/N) Σ C_ij, λ/N)`` for the scores s, over every pair of every query.
 
-    In a block, the pairs are found from the labels (preferred pairs once, as (preferred, other);
-    tied pairs once, i < j) and only those are evaluated: ``C = log(1 + e^{−z})`` and
-    ``λ_i −= σ/(1 + e^z)``, ``λ_j += σ/(1 + e^z)`` for a preferred pair; ``C = log(1 + e^z) − z/2`` and
-    ``λ_i += σ(P − ½)``, ``λ_j −= σ(P − ½)`` for a tie with ``P̄ = ½``.
+    Each query's documents are sorted by decreasing label once, here (:func:`~.ranknet_pairs.label_order`);
+    each evaluation is one pass of a numba kernel over the queries (:func:`~.ranknet_pairs.pair_cost`),
+    which visits each preference pair once as (preferred, other) and each tied pair once (``ties="half"``):
+    ``C = log(1 + e^{−z})`` and ``λ_i −= σ/(1 + e^z)``, ``λ_j += σ/(1 + e^z)`` for a preferred pair;
+    ``C = log(1 + e^z) − z/2`` and ``λ_i += σ(P − ½)``, ``λ_j −= σ(P − ½)`` for a tie with ``P̄ = ½``
+    (both in forms that neither overflow nor cancel, from ``e = e^{−|z|}`` and ``log1p(e)``; e from
+    per-document exponentials where a query's scores span at most :data:`~.ranknet_pairs.SPAN`/σ,
+    else per pair).
     """
 
-    def __init__(self, y, qid, sigma, ties, n_pairs, budget=1 << 21):
-        self.y, self.sigma, self.half, self.n_pairs = y, sigma, ties == "half", n_pairs
-        self.y_pad = np.r_[y, np.nan]  # row −1 = padding: label NaN, in no pair
-        self.blocks = query_blocks(qid, budget)
-
-    def pairs(self, rows_i, rows_j):
-        """(preferred, other) and (tie i, tie j) row indices of one block."""
-        yi, yj = self.y_pad[rows_i][:, :, None], self.y_pad[rows_j][:, None, :]
-        b, a, c = np.nonzero(yi > yj)
-        prefer = (rows_i[b, a], rows_j[b, c])  # each pair once: its preferred row is in one block
-        ties = None
-        if self.half:
-            b, a, c = np.nonzero((yi == yj) & (rows_i[:, :, None] < rows_j[:, None, :]))
-            ties = (rows_i[b, a], rows_j[b, c])
-        return prefer, ties
+    def __init__(self, y, qid, sigma, ties, n_pairs):
+        self.sigma, self.half, self.n_pairs = sigma, ties == "half", n_pairs
+        self.plan = label_order(y, qid)  # (order, lower, offsets, schedule)
 
     def __call__(self, s):
-        sigma, n = self.sigma, len(s)
-        total, lam = 0.0, np.zeros(n)
-        for rows_i, rows_j in self.blocks:
-            (i, j), ties = self.pairs(rows_i, rows_j)
-            z = sigma * (s[i] - s[j])
-            e = np.exp(-np.abs(z))
-            total += float(np.sum(np.maximum(-z, 0.0) + np.log1p(e)))
-            g = sigma * np.where(z >= 0, e / (1.0 + e), 1.0 / (1.0 + e))  # σ(1 − P_ij)
-            lam -= np.bincount(i, g, n)
-            lam += np.bincount(j, g, n)
-            if ties is not None and len(ties[0]):
-                i, j = ties
-                z = sigma * (s[i] - s[j])
-                total += float(np.sum(np.logaddexp(0.0, z) - 0.5 * z))
-                g = sigma * (expit(z) - 0.5)
-                lam += np.bincount(i, g, n)
-                lam -= np.bincount(j, g, n)
-        return total / self.n_pairs, lam / self.n_pairs
+        total, lam = pair_cost(s, *self.plan, self.sigma, self.half)
+        lam /= self.n_pairs
+        return total / self.n_pairs, lam

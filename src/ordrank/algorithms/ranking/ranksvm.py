@@ -9,13 +9,16 @@ from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils._param_validation import Interval, StrOptions
 from threadpoolctl import threadpool_limits
 
+from ordrank.algorithms._ordinal import FitFailed
 from ordrank.algorithms.ranking._base import RankingEstimator, check_scale, max_abs, warn_not_converged
+from ordrank.algorithms.ranking._products import matvec
 from ordrank.algorithms.ranking.ranksvm_newton import _newton, _smoothed_newton
 from ordrank.algorithms.ranking.ranksvm_primal import MAX_CUTS, _Problem, _cutting_plane  # noqa: F401
 from ordrank.queries import count_pairs, preference_pairs
 
 
 AUTO_NEWTON_PAIRS = 1_000_000  # solver="auto": the smoothed Newton from this many preference pairs
+ILL_CONDITIONED = 1e6  # C · max‖x‖² above which a stalled fit is put down to the features' scale
 
 
 class RankSVM(RankingEstimator):
@@ -61,7 +64,13 @@ class RankSVM(RankingEstimator):
     warns (ConvergenceWarning) when it stops short of ``tol`` (the kernel dual: when its solver ends
     "optimal_inaccurate"; without any optimum it raises FitFailed). A problem whose magnitudes would
     overflow float64 (``C · pairs · max|x| · √d``, or ``C · pairs · max|K|`` for a kernel, above
-    1e150) is refused with a ValueError naming that scale rather than fitted to an all-zero model.
+    1e150) is refused with a ValueError naming that scale rather than fitted to an all-zero model; a
+    hinge fit that never leaves the all-zero model (raw features, e.g. counts up to 1e6, make
+    ``C · max‖x‖²`` so large that the solver cannot make headway) raises FitFailed saying so and what
+    to do (normalize the features, e.g. LETOR's query-level normalization, or lower C).
+
+    A float32 X (web-scale data) is kept as it is: the linear solvers' products convert it a block of
+    rows at a time (:mod:`~._products`), so the arithmetic stays float64 without a float64 copy of X.
 
     Attributes: ``coef_`` (linear), ``X_fit_``/``dual_coef_`` (kernels), ``objective_``,
     ``n_pairs_``, ``n_iter_``, ``gap_`` (hinge, the certified relative gap at the end).
@@ -91,6 +100,8 @@ class RankSVM(RankingEstimator):
         self.coef0 = coef0
         self.solver = solver
 
+    _dtypes = [np.float64, np.float32]  # linear: float32 X kept, its products in float64 (._products)
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, qid=None):
         X, y, qid = self._validate_queries(X, y, qid)
@@ -99,7 +110,7 @@ class RankSVM(RankingEstimator):
             raise ValueError(f"{type(self).__name__}: no preference pair (n_samples={len(y)}): within "
                              "every query all rows have the same label, so there is nothing to rank")
         if self.kernel != "linear":
-            return self._fit_kernel(X, y, qid)
+            return self._fit_kernel(X.astype(np.float64, copy=False), y, qid)
         _check_scale(self, max_abs(X) * np.sqrt(X.shape[1]), "C · pairs · max|x| · √n_features", X)
         problem = _Problem(X, y, qid, self.C, self.loss)
         if self.loss == "hinge":
@@ -110,9 +121,14 @@ class RankSVM(RankingEstimator):
                     self.solver == "auto" and self.n_pairs_ >= AUTO_NEWTON_PAIRS)
                 solve = _smoothed_newton if newton else _cutting_plane
                 w, self.n_iter_, self.gap_ = solve(problem, self.tol, self.max_iter)
+            if not np.any(w) and self.gap_ > 0.5:  # stuck at zero, far from the optimum: not a warning
+                raise FitFailed(f"{type(self).__name__}: no progress from the all-zero model in {self.n_iter_} "
+                                f"iterations (max_iter={self.max_iter}, C={self.C:g}, certified relative gap "
+                                f"{self.gap_:.2g}): {_scale_advice(self, X)}")
             if self.gap_ > self.tol:
+                advice = f"; {_scale_advice(self, X)}" if self.gap_ > 0.5 else ""
                 warn_not_converged(type(self).__name__, self.max_iter, f"with a certified relative gap "
-                                   f"of {self.gap_:.2g} > tol={self.tol:g}")
+                                   f"of {self.gap_:.2g} > tol={self.tol:g} (F(w) − F* ≤ gap · F(w)){advice}")
         else:
             w, self.n_iter_, gradient = _newton(problem, self.tol, self.max_iter)
             if gradient is not None:
@@ -155,8 +171,18 @@ class RankSVM(RankingEstimator):
 
     def _scores(self, X):
         if self.kernel == "linear":
-            return X @ self.coef_
-        return self._kernel(X, self.X_fit_) @ self.dual_coef_
+            return matvec(X, self.coef_)
+        return self._kernel(X.astype(np.float64, copy=False), self.X_fit_) @ self.dual_coef_
+
+
+def _scale_advice(model, X) -> str:
+    """What to do when the solver cannot make headway: usually features on raw scales."""
+    R2 = float(np.max(np.einsum("ij,ij->i", X[:100_000], X[:100_000]), initial=0.0))
+    if model.C * R2 <= ILL_CONDITIONED:
+        return "raise max_iter"
+    return (f"C · max‖x‖² is {model.C * R2:.3g} (max|x| = {max_abs(X):.3g}), too ill-conditioned for the "
+            "solver; normalize the features (features=query_level_norm: LETOR's per-query min-max, or "
+            "features=standardize), or lower C")
 
 
 def _check_scale(model, magnitude, what, X):

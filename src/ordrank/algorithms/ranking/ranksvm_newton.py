@@ -9,6 +9,7 @@ from scipy.optimize import minimize
 from scipy.sparse.linalg import LinearOperator, cg
 
 from ordrank.algorithms.ranking._pairwise import MarginSweep
+from ordrank.algorithms.ranking._products import matvec, rmatvec
 from ordrank.algorithms.ranking.ranksvm_primal import _Problem
 
 
@@ -29,7 +30,7 @@ def _smoothed_newton(problem: _Problem, tol: float, max_iter: int, mu: float = 0
 
     def state(w, mu):
         if cache.get("mu") != mu or not np.array_equal(cache["w"], w):
-            s = X @ w
+            s = matvec(X, w)
             sweeps = [MarginSweep(s, margin, problem.ranks, problem.n_levels, problem.qindex)
                       for margin in (1.0, 1.0 - mu)]
             outer, inner = sweeps  # the window's counts: active at margin 1, not at 1 − μ
@@ -55,16 +56,16 @@ def _smoothed_newton(problem: _Problem, tol: float, max_iter: int, mu: float = 0
         grad_s = c_lin - e_lin + (c_win * (s + 1.0) - below - (above - e_win * s)) / mu
         half = 0.5 * float(w @ w)
         smoothed = half + C * (z_lin - 0.5 * mu * n_lin + 0.5 * z2_win / mu)
-        gradient = w + C * (X.T @ grad_s)
+        gradient = w + C * rmatvec(X, grad_s)
         v = w - gradient                                                      # Σ α_p d_p
         dual = C * (n_lin + z_win / mu) - 0.5 * float(v @ v)
         return smoothed, gradient, half + C * (z_lin + z_win), dual, C * (z_win - z2_win / mu)
 
     def hessp(w, v, mu):
         _, sweeps, (c_win, e_win) = state(w, mu)
-        u = X @ v
+        u = matvec(X, v)
         below, above = window_sums(sweeps, u)
-        return v + (C / mu) * (X.T @ ((c_win + e_win) * u - below - above))
+        return v + (C / mu) * rmatvec(X, (c_win + e_win) * u - below - above)
 
     def newton(w, mu, gtol, budget):
         """Inexact Newton steps (CG on the generalized Hessian) with a backtracking line search:
@@ -112,7 +113,7 @@ def _newton(problem: _Problem, tol: float, max_iter: int):
 
     def state(w):
         if cache.get("w") is None or not np.array_equal(cache["w"], w):
-            s = X @ w
+            s = matvec(X, w)
             cache.update(w=w.copy(), s=s, sweep=problem.sweep(s))
         return cache["s"], cache["sweep"]
 
@@ -123,14 +124,14 @@ def _newton(problem: _Problem, tol: float, max_iter: int):
         # d/ds_j = 2 Σ_i (s_j + 1 − s_i) = 2(c_j (s_j+1) − below_j); d/ds_i = −2(above_i − e_i s_i)
         _, above = sweep.partner_sums(s + 1.0)
         grad_s = 2.0 * (c * (s + 1.0) - below) - 2.0 * (above - e * s)
-        return 0.5 * float(w @ w) + C * problem.loss(s, sweep), w + C * (X.T @ grad_s)
+        return 0.5 * float(w @ w) + C * problem.loss(s, sweep), w + C * rmatvec(X, grad_s)
 
     def hessp(w, v):
         _, sweep = state(w)
-        u = X @ v
+        u = matvec(X, v)
         below, above = sweep.partner_sums(u)
         c, e = sweep.lower_count, sweep.upper_count
-        return v + 2.0 * C * (X.T @ ((c + e) * u - below - above))
+        return v + 2.0 * C * rmatvec(X, (c + e) * u - below - above)
 
     w0 = np.zeros(X.shape[1])
     gtol = tol * max(float(np.linalg.norm(fun(w0)[1])), 1.0)

@@ -14,6 +14,7 @@ import numpy as np
 from scipy import sparse
 
 from ordrank.algorithms.qp.simplex import simplex_qp
+from ordrank.algorithms.ranking._products import matvec, rmatvec
 from ordrank.algorithms.ranking._pairwise import MarginSweep, dense_ranks, margin_counts, pair_counts
 from ordrank.queries import count_pairs, preference_pairs, query_index, query_offsets
 
@@ -59,7 +60,7 @@ class _Problem:
         return float(c @ (s + 1.0) ** 2 - 2.0 * (s + 1.0) @ below + e @ s ** 2)
 
     def value(self, w):
-        s = self.X @ w
+        s = matvec(self.X, w)
         return 0.5 * float(w @ w) + self.C * self.loss(s, self.sweep(s))
 
 
@@ -98,7 +99,7 @@ def _cutting_plane(problem: _Problem, tol: float, max_iter: int, patience: int =
         if f_best - bound <= tol * f_best:
             break
         w_cut = 0.9 * w_best + 0.1 * w_model
-        _evaluate(problem, w_cut, X @ w_cut, cuts)
+        _evaluate(problem, w_cut, matvec(X, w_cut), cuts)
     return w_best, iteration, (f_best - bound) / f_best
 
 
@@ -133,7 +134,7 @@ def _evaluate(problem: _Problem, w, s, cuts):
     bounds = np.r_[problem.starts, len(s)]
     counts = np.add.reduceat(sweep.lower_count, problem.starts)
     for g, (start, stop) in enumerate(zip(bounds[:-1], bounds[1:])):
-        cuts[0].append(problem.C * (problem.X[start:stop].T @ diff[start:stop]))
+        cuts[0].append(problem.C * rmatvec(problem.X[start:stop], diff[start:stop]))
         cuts[1].append(problem.C * float(counts[g]))
         cuts[2].append(g)
     return 0.5 * float(w @ w) + problem.C * problem.loss(s, sweep), diff
@@ -164,7 +165,7 @@ def _line_search(problem: _Problem, w, s, f, diff, w_model, cuts, steps: int = 1
     """The best of ``w + t(w_model − w)``, t ≥ 0: the convex φ(t) minimised (roughly: a few steps
     of a safeguarded secant) on its slope ``φ'(t) = w(t)·δ − C (e − c)·Xδ``. Never worse than w."""
     delta = w_model - w
-    s_delta = problem.X @ delta
+    s_delta = matvec(problem.X, delta)
     C = problem.C
 
     def phi(t):
