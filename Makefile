@@ -14,7 +14,7 @@ STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 # numpy's transparent-huge-page advice off for every command (as run.py sets it; see its comment):
 export NUMPY_MADVISE_HUGEPAGE ?= 0
 
-.PHONY: setup run reproduce reproduce-quick benchmark benchmark-quick test test-fast figures bench clean
+.PHONY: setup run reproduce reproduce-quick benchmark benchmark-quick test test-fast figures bench bench-web clean
 
 $(STAMP): pyproject.toml
 	@echo "make: setting up $(VENV) (pip install -e '.[dev]', quiet; the first time only)"
@@ -73,6 +73,12 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_svor.py
 	$(BIN)/python benchmarks/bench_predtron.py
 	$(BIN)/python benchmarks/bench_predtron_update.py
+
+# Learning to rank at web scale (MSLR-WEB10K/30K-shaped data, generated): every learner at both shapes, each
+# in its own process, timed (about an hour on 2 cores); results/letor_web/ and docs/results/web_scale.md
+bench-web: $(STAMP)
+	$(BIN)/python benchmarks/bench_web_scale.py --publish
+	$(BIN)/python experiments/report_letor_web.py
 
 clean:
 	rm -rf outputs multirun build/quick .pytest_cache .hypothesis

@@ -74,6 +74,11 @@ REGISTRY = [
           data=("orca",), sweep=True,
           paper="Li & Lin 2006 (seed 003): Reduction-Boost vs RankBoost, ORBoost beside; svor_benchmark's data"),
 ]
+
+# Experiments that are not a paper's result and `make reproduce` does not run: the script that runs them
+# and writes their committed tables (docs/results/<page>.md says how).
+BENCHMARK_EXPERIMENTS = {"letor_web": "benchmarks/bench_web_scale.py --publish (make bench-web)"}
+
 # Figures and reports, drawn from the tables once every entry has run: (script, arguments(out, quick))
 def svor_report(table, name):
     """The FIGURES entry of report_svor_benchmark.py on the table ``table(out, quick)``: its report

@@ -105,7 +105,9 @@ def build(cfg: DictConfig) -> dict:
     if hasattr(protocol, "check_learners"):  # grids: every value validated before any work
         protocol.check_learners(learners)
     features = instantiate(cfg.features) if cfg.get("features") else None
-    if features is not None and getattr(protocol, "splits_data", False):
+    if features is not None and getattr(features, "per_query", False):  # e.g. QueryLevelNorm: the protocol
+        pass                                                                # applies it to each part
+    elif features is not None and getattr(protocol, "splits_data", False):
         learners = {name: make_pipeline(clone(features), learner) for name, learner in learners.items()}
         features = None
     dataset = instantiate(dataset_spec, _convert_="all")

@@ -35,6 +35,7 @@ from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid
 from sklearn.pipeline import Pipeline
 
+from ordrank.datasets.letor import Fold, QuerySet
 from ordrank.metrics.scorers import for_letor_version, ranking_metric
 from ordrank.results.peer_cache import piece_key
 from ordrank.progress import progress
@@ -78,6 +79,14 @@ def scores_of(model, X) -> np.ndarray:
     if not np.all(np.isfinite(scores)):
         raise FloatingPointError(f"{type(_final(model)).__name__} gave non-finite scores")
     return scores
+
+
+def per_query(features, fold: Fold) -> Fold:
+    """The fold with ``features.transform(X, qid)`` applied to each part (a per-query map, such as
+    LETOR's query-level normalization, which learns nothing across queries)."""
+    parts = [QuerySet(features.transform(p.X, p.qid), p.y, p.qid, p.docid, p.path)
+             for p in (fold.train, fold.vali, fold.test)]
+    return Fold(fold.name, *parts, fold.files)
 
 
 @dataclass
@@ -146,8 +155,9 @@ class QueryFolds:
     def iter_run(self, dataset, learners: dict, features=None, seed: int = 0, skip=frozenset()):
         """Yield one tidy table per (learner, fold), fold by fold, except the pieces in ``skip``
         (:meth:`finished_pieces` of an earlier attempt)."""
-        if features is not None:
-            raise ValueError("QueryFolds takes the feature map inside each learner's pipeline")
+        if features is not None and not getattr(features, "per_query", False):
+            raise ValueError("QueryFolds takes a fitted feature map inside each learner's pipeline; only a "
+                             "per-query map (features=query_level_norm) is applied to the parts directly")
         self.check_learners(learners)
         folds = self.chosen_folds(dataset.n_folds)
         version = getattr(dataset, "evaluation", "3.0")
@@ -160,7 +170,7 @@ class QueryFolds:
                 if all((name, fold) in skip for name in learners):
                     bar.update(len(learners))
                     continue
-                parts = dataset.fold(fold)
+                parts = dataset.fold(fold) if features is None else per_query(features, dataset.fold(fold))
                 for name, learner in learners.items():
                     if (name, fold) in skip:
                         bar.update()
