@@ -25,6 +25,7 @@ from ordrank.queries import query_index, query_offsets
 PERFECT = 1e-12  # |r| within this of 1: the weak ranker orders every pair (α would be infinite)
 USELESS = 1e-12  # |r| below this: no weak ranker separates any weighted pair; boosting stops
 MAX_LOSS_LEVELS = 64  # the per-round training loss costs O(n × grade levels): recorded up to this
+MAX_LOSS_ROWS = 200_000  # ... and a sort of the rows a round (most of a round's time at web scale)
 
 
 class PairWeights:
@@ -165,7 +166,8 @@ class RankBoost(RankingEstimator):
         :math:`\prod_{s \le t} Z_s` after each round (= the exponential pair loss under D_1).
     train_loss_ : ndarray of shape (n_iter_,) or None
         The training ranking loss :math:`\sum D_1(x_0, x_1) [H(x_1) \le H(x_0)]` after each round
-        (None when y has more than 64 distinct values: it costs O(n × grades) a round).
+        (None when y has more than 64 distinct values or there are more than 200,000 rows: it costs
+        O(n × grades) and a sort of the rows a round).
     n_features_in_ : int
     """
 
@@ -195,7 +197,7 @@ class RankBoost(RankingEstimator):
         codes, first, last = _binned(X, thresholds)
         n_bins = int(last[-1]) + 1 if len(last) else 0
         start = _starts(thresholds)
-        track = weights.levels.max(initial=0) < MAX_LOSS_LEVELS
+        track = weights.levels.max(initial=0) < MAX_LOSS_LEVELS and len(y) <= MAX_LOSS_ROWS
         H = np.zeros(len(y))
         pi = weights.potential(H)[0]
         self.estimators_, alphas, bound, loss = [], [], [], []
