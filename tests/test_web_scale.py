@@ -161,3 +161,18 @@ def test_letor_web_experiment_end_to_end_is_deterministic(tmp_path):
     assert (table.status == "ok").all() and table.value.between(0, 1).all()
     assert set(table.metric) == {"ndcg@1", "ndcg@5", "ndcg@10", "map", "letor4_ndcg@1", "letor4_ndcg@5",
                                  "letor4_ndcg@10", "letor4_map"}
+
+
+def test_rankers_on_raw_web_features_learn_or_say_what_to_do():
+    """MSLR-like raw features (counts up to 1e6) without normalization: a useful model, and where the
+    solver stops short, a warning that names the gap and the fix."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    small = mslr_shaped(0.004, seed=5)
+    train, test = small["train"], small["test"]
+    chance = np.mean([ranking_metric("ndcg@10")(test.y, np.random.default_rng(s).random(len(test.y)), test.qid)
+                      for s in range(3)])
+    with pytest.warns(ConvergenceWarning, match=r"certified relative gap of .*features=query_level_norm"):
+        svm = RankSVM(C=1e-3, max_iter=15).fit(train.X, train.y, qid=train.qid)
+    for model in (svm, RankBoost(n_estimators=30).fit(train.X, train.y, qid=train.qid)):
+        assert ranking_metric("ndcg@10")(test.y, model.decision_function(test.X), test.qid) > chance + 0.05
