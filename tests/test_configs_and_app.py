@@ -38,6 +38,8 @@ def test_every_group_option_composes_and_builds(group):
     for option in options(group):
         if group == "algorithm":
             build(make_cfg(["+experiment=prank_synthetic", f"+algorithm@algorithms.extra={option}"]))
+        elif group == "features" and option == "query_level_norm":  # a query protocol's map (per query)
+            build(make_cfg(["+experiment=letor_web", "dataset.scale=0.001", f"{group}={option}"]))
         else:
             build(make_cfg(["+algorithm@algorithms.PRank=prank", f"{group}={option}"]))
 

@@ -176,3 +176,13 @@ def test_rankers_on_raw_web_features_learn_or_say_what_to_do():
         svm = RankSVM(C=1e-3, max_iter=15).fit(train.X, train.y, qid=train.qid)
     for model in (svm, RankBoost(n_estimators=30).fit(train.X, train.y, qid=train.qid)):
         assert ranking_metric("ndcg@10")(test.y, model.decision_function(test.X), test.qid) > chance + 0.05
+
+
+def test_query_level_norm_is_refused_outside_the_query_protocol():
+    from conftest import make_cfg
+
+    from ordrank.app import build
+
+    with pytest.raises(ValueError, match=r"features: QueryLevelNorm rescales the documents of each query; only "
+                                         r"a query protocol \(protocol=query_folds\)"):
+        build(make_cfg(["+experiment=prank_synthetic", "features=query_level_norm"]))

@@ -106,7 +106,10 @@ def build(cfg: DictConfig) -> dict:
         protocol.check_learners(learners)
     features = instantiate(cfg.features) if cfg.get("features") else None
     if features is not None and getattr(features, "per_query", False):  # e.g. QueryLevelNorm: the protocol
-        pass                                                                # applies it to each part
+        if not getattr(protocol, "per_query_features", False):            # applies it to each part
+            raise ValueError(f"features: {type(features).__name__} rescales the documents of each query; "
+                             f"only a query protocol (protocol=query_folds) takes it, not "
+                             f"{type(protocol).__name__}")
     elif features is not None and getattr(protocol, "splits_data", False):
         learners = {name: make_pipeline(clone(features), learner) for name, learner in learners.items()}
         features = None

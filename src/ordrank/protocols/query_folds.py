@@ -108,6 +108,7 @@ class QueryFolds:
 
     keys = ("fold",)  # the table's protocol keys
     splits_data = True  # a feature map goes into each learner's pipeline (fitted on training rows)
+    per_query_features = True  # a per-query map (features=query_level_norm) is applied to each part
     peer_cache = None   # the app's ordrank.results.peer_cache.PeerCache, when the run has one (not a setting)
 
     def __post_init__(self):
