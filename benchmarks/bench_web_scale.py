@@ -7,8 +7,8 @@
 Each (shape, learner) is one run of ``python run.py +experiment=letor_web dataset.scale=S only=[L]`` in
 its own process (generated data, query-level normalization, model selection on vali, test), timed from
 outside with ``os.wait4``: wall and CPU seconds and peak resident memory (``ru_maxrss``) of the whole
-process, data included. A first run per shape with ``only=[]``-like work (``--data-only``: generate and
-normalize, no learner) gives the data's own share. LightGBM and XGBoost run in the same way on the same
+process, data included. A first process per shape only generates and
+normalizes the data (no learner): the data's own share. LightGBM and XGBoost run in the same way on the same
 2 cores (``n_jobs: 2`` in the experiment; the ordrank learners use what numpy and numba use). The table
 printed: per learner and shape, wall, CPU, peak RSS and test NDCG@10, and the growth from WEB10K's shape
 (scale 1) to WEB30K's (scale 3.15, 3.15× the documents). Targets (issue #58): at WEB30K's shape every
