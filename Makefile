@@ -8,22 +8,42 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+# The pinned versions (with hashes) `make setup` installs: requirements.lock, made by `make lock` (uv) from
+# pyproject.toml's ranges; `make test-latest` runs the suite against the newest versions those ranges allow.
+LOCK   := requirements.lock
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | cksum | cut -d' ' -f1)
 # Data: $ORDRANK_DATA if set, else data/ (where `python -m ordrank.data fetch` puts it): one rule for
 # every entry point; make sets nothing (CI sets ORDRANK_DATA itself, in .ci/run).
 # numpy's transparent-huge-page advice off for every command (as run.py sets it; see its comment):
 export NUMPY_MADVISE_HUGEPAGE ?= 0
 
-.PHONY: setup run reproduce reproduce-quick benchmark benchmark-quick test test-fast figures bench bench-web clean
+.PHONY: setup lock test-latest run reproduce reproduce-quick benchmark benchmark-quick test test-fast figures bench bench-web clean
 
-$(STAMP): pyproject.toml
-	@echo "make: setting up $(VENV) (pip install -e '.[dev]', quiet; the first time only)"
+$(STAMP): pyproject.toml $(LOCK)
+	@echo "make: setting up $(VENV) (the pinned $(LOCK), then ordrank itself; quiet; once per lock)"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	rm -f $(VENV)/.installed-* && touch $@
 
 setup: $(STAMP)
+
+# Re-pin requirements.lock (every platform, Python 3.11) from pyproject.toml's ranges, keeping the pinned
+# versions that still fit; `make lock UPGRADE=--upgrade` takes the newest versions the ranges allow.
+UPGRADE ?=
+lock: $(STAMP)
+	$(BIN)/python -m pip install --quiet uv
+	$(BIN)/uv pip compile pyproject.toml --extra dev --generate-hashes --universal --python-version 3.11.7 \
+		--custom-compile-command "make lock" -o $(LOCK) $(UPGRADE)
+
+# The suite against the newest versions pyproject.toml allows (its own venv, .venv-latest; not the lock):
+# what the next `make lock UPGRADE=--upgrade` would bring.
+test-latest:
+	test -x .venv-latest/bin/python || $(PYTHON) -m venv .venv-latest
+	.venv-latest/bin/python -m pip install --quiet --upgrade pip
+	.venv-latest/bin/python -m pip install --quiet --upgrade --upgrade-strategy eager -e '.[dev]'
+	.venv-latest/bin/python -m pytest $(XDIST)
 
 run: $(STAMP)
 	$(BIN)/python run.py +experiment=prank_synthetic publish=true
@@ -81,4 +101,4 @@ bench-web: $(STAMP)
 	$(BIN)/python experiments/report_letor_web.py
 
 clean:
-	rm -rf outputs multirun build/quick .pytest_cache .hypothesis
+	rm -rf outputs multirun build/quick .pytest_cache .hypothesis .venv-latest

@@ -30,6 +30,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from ordrank.results.files import write_table
+
 REPO = Path(__file__).resolve().parents[1]
 DATA_ROW = "(data: generate + normalize)"
 LEARNERS = ["RankSVM", "RankBoost", "LambdaMART-LightGBM", "XGBoost-ndcg", "RankNet-linear", "RankNet-1hidden"]
@@ -111,7 +113,7 @@ def publish(times: pd.DataFrame, tables: dict, results: Path) -> None:
             old = pd.read_parquet(path)
             new = pd.concat([old[~old.algorithm.isin(new.algorithm)], new], ignore_index=True)
         new = new.sort_values("algorithm", key=lambda a: a.map(order), kind="stable").reset_index(drop=True)
-        new.to_parquet(path, index=False)
+        write_table(new, path)
     path = results / "times.csv"
     if path.is_file():
         old = pd.read_csv(path)

@@ -2,14 +2,19 @@
 table, a job's partial table and ERROR file."""
 from __future__ import annotations
 
+import json
 import os
+import platform
 import shutil
 import tempfile
 import traceback
 from contextlib import contextmanager
+from importlib import metadata
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from ordrank.results.tables import ERROR
 
@@ -34,14 +39,42 @@ def atomic_path(path: str | os.PathLike):
             os.unlink(tmp)
 
 
+# The libraries whose versions a results table records (its parquet metadata, :func:`table_versions`)
+VERSIONED = ("numpy", "scipy", "pandas", "scikit-learn", "cvxpy", "clarabel", "numba", "statsmodels",
+             "skordinal", "mord", "lightgbm", "xgboost-cpu", "ranx", "pytrec-eval-terrier")
+VERSIONS_KEY = b"ordrank.versions"
+
+
+def library_versions() -> dict[str, str]:
+    """Python's version and each of :data:`VERSIONED`'s installed version ("not installed" where absent)."""
+    versions = {"python": platform.python_version()}
+    for name in VERSIONED:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def table_versions(path: str | os.PathLike) -> dict[str, str] | None:
+    """The library versions recorded in the parquet table ``path`` (None in a table written before
+    versions were recorded)."""
+    recorded = (pq.read_schema(path).metadata or {}).get(VERSIONS_KEY)
+    return None if recorded is None else json.loads(recorded)
+
+
 def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
-    """Write ``table`` to ``path`` (.parquet or .csv) atomically: a temp file, then a rename."""
+    """Write ``table`` to ``path`` (.parquet or .csv) atomically: a temp file, then a rename. A parquet
+    table records the versions of the libraries that made it in its metadata (:func:`table_versions`)."""
     path = Path(path)
     if path.suffix not in (".parquet", ".csv"):
         raise ValueError(f"unknown table format {path.suffix!r} for {path}: use .parquet or .csv")
     with atomic_path(path) as tmp:
         if path.suffix == ".parquet":
-            table.to_parquet(tmp, index=False, engine="pyarrow", compression="zstd")
+            arrow = pa.Table.from_pandas(table, preserve_index=False)
+            recorded = json.dumps(library_versions(), sort_keys=True).encode()
+            arrow = arrow.replace_schema_metadata({**(arrow.schema.metadata or {}), VERSIONS_KEY: recorded})
+            pq.write_table(arrow, tmp, compression="zstd")
         else:
             table.to_csv(tmp, index=False, float_format="%.17g")
     return path

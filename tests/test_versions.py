@@ -1,0 +1,48 @@
+"""Every results table records the versions of the libraries that made it (parquet metadata)."""
+from __future__ import annotations
+
+from importlib import metadata
+
+import pandas as pd
+
+from ordrank.results.files import VERSIONED, library_versions, table_versions, write_table
+
+
+def test_a_written_table_records_the_installed_versions_and_reads_back_unchanged(tmp_path):
+    table = pd.DataFrame({"metric": ["mae", "mae"], "value": [0.25, 1.5]})
+    path = write_table(table, tmp_path / "t.parquet")
+    recorded = table_versions(path)
+    assert set(recorded) == {"python", *VERSIONED}
+    assert recorded["numpy"] == metadata.version("numpy") and recorded["skordinal"] == metadata.version("skordinal")
+    assert recorded == library_versions()
+    assert pd.read_parquet(path).equals(table)
+    again = write_table(table, tmp_path / "u.parquet")
+    assert again.read_bytes() == path.read_bytes()  # the same table, byte for byte
+
+
+def test_a_table_written_before_versions_were_recorded_says_none(tmp_path):
+    path = tmp_path / "old.parquet"
+    pd.DataFrame({"value": [1.0]}).to_parquet(path, index=False)
+    assert table_versions(path) is None
+
+
+def _pins(text, pattern):
+    import re
+    return {name.lower(): version for name, version in re.findall(pattern, text, re.M)}
+
+
+def test_environment_yml_pins_what_the_lock_pins_and_the_lock_covers_pyproject():
+    """``make setup`` installs requirements.lock; conda users get the same versions (environment.yml)."""
+    import re
+    import tomllib
+
+    from conftest import REPO
+    lock = _pins((REPO / "requirements.lock").read_text(), r"^([A-Za-z0-9_.-]+)==([^ ;\\\n]+)")
+    env = _pins((REPO / "environment.yml").read_text(), r"^\s+- ([A-Za-z0-9_.-]+)==(\S+)$")
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    wanted = [*project["dependencies"], *project["optional-dependencies"]["dev"]]
+    names = {re.match(r"[A-Za-z0-9_.-]+", spec).group(0).lower() for spec in wanted}
+    assert names <= set(lock), f"not in requirements.lock (run `make lock`): {sorted(names - set(lock))}"
+    assert names <= set(env), f"not pinned in environment.yml: {sorted(names - set(env))}"
+    assert {name: env[name] for name in env} == {name: lock[name] for name in env}
+    assert "--hash=sha256:" in (REPO / "requirements.lock").read_text()
