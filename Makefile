@@ -82,9 +82,11 @@ figures: $(STAMP)   ## reports, figures and docs/results tables from the committ
 # One file or test: `.venv/bin/python -m pytest tests/test_svor.py` (no -n: a single process).
 XDIST ?= -n auto --dist loadgroup
 test: $(STAMP)
+	$(BIN)/python -m ruff check .
 	$(BIN)/python -m pytest $(XDIST)
 
 test-fast: $(STAMP)
+	$(BIN)/python -m ruff check .
 	$(BIN)/python -m pytest $(XDIST) -m "not slow"
 
 bench: $(STAMP)

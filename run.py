@@ -14,21 +14,21 @@ import os
 # otherwise (benchmarks/bench_model_selection.py (d) measures both). Before numpy is imported.
 os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 
-import re  # noqa: E402
-import sys  # noqa: E402
-import textwrap  # noqa: E402
-from pathlib import Path  # noqa: E402
+import re
+import sys
+import textwrap
+from pathlib import Path
 
-import hydra  # noqa: E402
-from hydra.core.hydra_config import HydraConfig  # noqa: E402
-from hydra.errors import HydraException, MissingConfigException, OverrideParseException  # noqa: E402
-from omegaconf import DictConfig, OmegaConf  # noqa: E402
-from omegaconf.errors import OmegaConfBaseException  # noqa: E402
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from hydra.errors import HydraException, MissingConfigException, OverrideParseException
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
 
-from ordrank.algorithms import FitFailed  # noqa: E402
-from ordrank.app import run  # noqa: E402
-from ordrank.datasets.naming import override_hint  # noqa: E402
-from ordrank.resume import RememberSweep  # noqa: E402
+from ordrank.algorithms import FitFailed
+from ordrank.app import run
+from ordrank.datasets.naming import override_hint
+from ordrank.resume import RememberSweep
 
 CONF = Path(__file__).resolve().parent / "conf"
 # the project's own errors (bad settings, data files, learners that cannot be fitted) and Hydra's

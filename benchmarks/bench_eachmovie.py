@@ -45,7 +45,8 @@ def peak_rss_gb():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--data-dir", default=os.environ.get("ORDRANK_DATA", Path(__file__).parents[2] / "shared" / "data"))
+    parser.add_argument("--data-dir",
+                        default=os.environ.get("ORDRANK_DATA", Path(__file__).parents[2] / "shared" / "data"))
     parser.add_argument("--skip-scaling", action="store_true")
     args = parser.parse_args()
 

@@ -70,10 +70,13 @@ def write_file(path: Path, rows: int, seed: int = 0, batch: int = 40_000) -> Non
     labels = rng.choice(5, rows, p=[0.52, 0.32, 0.13, 0.02, 0.01])
     path.parent.mkdir(parents=True, exist_ok=True)
     part = path.with_suffix(".part")
+
+    def as_text(values):
+        return pc.cast(pa.array(values), pa.string())
+
     with open(part, "wb") as out:
         for start in range(0, rows, batch):
             n = min(batch, rows - start)
-            as_text = lambda values: pc.cast(pa.array(values), pa.string())  # noqa: E731
             parts = [as_text(labels[start:start + n]),
                      pc.binary_join_element_wise("qid", as_text(qids[start:start + n]), ":")]
             for j, values in enumerate(feature_columns(rng, n), 1):
@@ -94,16 +97,28 @@ def child(reader: str, path: str) -> None:
         tiny = Path(path).with_name("tiny.txt")
         tiny.write_text("1 qid:1 1:0.5 2:3\n0 qid:1 2:1e-3\n")
         load_letor(tiny, dtype=dtype)  # compiled code loaded from numba's cache (or compiled) before timing
-        read = lambda: load_letor(path, dtype=dtype)  # noqa: E731
-        size = lambda data: data.X.nbytes  # noqa: E731
+
+        def read():
+            return load_letor(path, dtype=dtype)
+
+        def size(data):
+            return data.X.nbytes
     elif reader == "xgboost":
         import xgboost
-        read = lambda: xgboost.DMatrix(path + "?format=libsvm")  # noqa: E731
-        size = lambda data: data.num_nonmissing() * 8 + (data.num_row() + 1) * 8  # noqa: E731 - CSR: value, index
+
+        def read():
+            return xgboost.DMatrix(path + "?format=libsvm")
+
+        def size(data):
+            return data.num_nonmissing() * 8 + (data.num_row() + 1) * 8  # CSR: value, index
     else:
         from sklearn.datasets import load_svmlight_file
-        read = lambda: load_svmlight_file(path, query_id=True, zero_based=False)[0].toarray()  # noqa: E731
-        size = lambda X: X.nbytes  # noqa: E731
+
+        def read():
+            return load_svmlight_file(path, query_id=True, zero_based=False)[0].toarray()
+
+        def size(X):
+            return X.nbytes
     baseline = psutil.Process().memory_info().rss
     before, cpu = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
     data = read()

@@ -10,11 +10,11 @@
 (a) One SVOR fit (implicit constraints unless ``--variants``; Gaussian kernel, C = 1 unless
 ``--fit-C``, γ = 0.1, tol 1e-3; benchmarks/bench_svor.py's synthetic data, noise 0.2): ordrank's
 default (``solver="auto"``: SMO within its budget, else the interior point; the one that ran in
-brackets), its Clarabel (from 1000 rows the working set), its structured interior point
-(``solver="IPM"``, the sweeps' setting), its SMO (``solver="SMO"``) and skordinal's SVOR (Chu &
-Keerthi's C SMO), best of ``--repeats`` alternating runs (the compiled-problem cache cleared
-before each), one thread each; the time ratio ordrank/skordinal and the share of equal
-predictions on the training rows.
+brackets), its Clarabel (the whole dual in cvxpy; the working set it used from 1000 rows is
+removed), its structured interior point (``solver="IPM"``), its SMO (``solver="SMO"``) and
+skordinal's SVOR (Chu & Keerthi's C SMO), best of ``--repeats`` alternating runs (the
+compiled-problem cache cleared before each), one thread each; the time ratio ordrank/skordinal and
+the share of equal predictions on the training rows.
 
 (b) The model selection of one job of ``+experiment=svor_benchmark`` (data set, bins, partition;
 the experiment's grids and 3 folds; ORDRANK_DATA must hold the ORCA data) for each learner,
@@ -26,7 +26,7 @@ their next C, and Reduction-SVM built its extended Gram matrix at every fit); "a
 whether every grid point's mean CV score, the chosen values and the test MAE of the refit are
 identical (==, not within a tolerance), with the experiment's configured solver.
 
-(c) SVORIM's and SVOREX's model selection with the configured solver (IPM) and with each of
+(c) SVORIM's and SVOREX's model selection with the configured solver and with each of
 ``--solvers`` (default: CLARABEL, the solver of the committed tables up to the IPM, and SMO; a
 solver change gives other floating-point results, the same optimum within ``tol``) on each of
 ``--solver-splits``: time, choice, the refit's test MAE and zero-one error. ``--solvers`` with no
@@ -43,38 +43,39 @@ from __future__ import annotations
 
 import os
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS",
-             "RAYON_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")  # one thread each, before numpy, numba and clarabel load
+# one thread each (unless the caller set a count), before numpy, numba and clarabel load
+os.environ.update({var: os.environ.get(var, "1") for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                                             "MKL_NUM_THREADS", "NUMBA_NUM_THREADS",
+                                                             "RAYON_NUM_THREADS")})
 os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")  # as run.py sets it for every job (--pages)
 
-import argparse  # noqa: E402
-import resource  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-import warnings  # noqa: E402
-from pathlib import Path  # noqa: E402
+import argparse
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from hydra import compose, initialize_config_dir  # noqa: E402
-from sklearn.base import clone  # noqa: E402
-from sklearn.exceptions import FitFailedWarning  # noqa: E402
-from sklearn.metrics import make_scorer  # noqa: E402
-from sklearn.model_selection import GridSearchCV, StratifiedKFold  # noqa: E402
-from skordinal.classifiers import SVOR as SkordinalSVOR  # noqa: E402
+import numpy as np
+import pandas as pd
+from hydra import compose, initialize_config_dir
+from sklearn.base import clone
+from sklearn.exceptions import FitFailedWarning
+from sklearn.metrics import make_scorer
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from skordinal.classifiers import SVOR as SkordinalSVOR
 
-from ordrank.algorithms.batch.svor import SVOR  # noqa: E402
-from ordrank.algorithms.qp import cache  # noqa: E402
-from ordrank.app import build  # noqa: E402
-from ordrank.metrics.ordinal import SCORINGS, mean_absolute_error, mean_zero_one_error  # noqa: E402
-from ordrank.protocols.partitions import _prefixed  # noqa: E402
+from ordrank.algorithms.batch.svor import SVOR
+from ordrank.algorithms.pipelines import prefixed_grid
+from ordrank.algorithms.qp import cache
+from ordrank.app import build
+from ordrank.metrics.ordinal import SCORINGS, mean_absolute_error, mean_zero_one_error
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from bench_svor import synthetic  # noqa: E402
+from bench_svor import synthetic  # noqa: E402 - importable once benchmarks/ is on sys.path
 
 
 def timed(run):
@@ -131,7 +132,7 @@ def job(dataset, bins, split, learners):
 
 def old_select(protocol, learner, grid, folds, X, y):
     """``TrainTestPartitions.select`` before this change: GridSearchCV, candidate-major."""
-    search = GridSearchCV(clone(learner), _prefixed(learner, grid), cv=folds, refit=False,
+    search = GridSearchCV(clone(learner), prefixed_grid(learner, grid), cv=folds, refit=False,
                           scoring=make_scorer(SCORINGS[protocol.scoring], greater_is_better=False),
                           error_score=np.nan)
     with warnings.catch_warnings():
@@ -188,7 +189,7 @@ def grid_search(dataset, bins, split, learners, repeats):
 
 
 def solver_selection(dataset, bins, splits, learners, solvers):
-    """The configured solver (conf/algorithm/svorim.yaml: IPM) against each of ``solvers`` in
+    """The configured solver (conf/algorithm/svorim.yaml) against each of ``solvers`` in
     model selection, select's order (after)."""
     print(f"(c) SVOR's model selection with the configured solver and with {', '.join(solvers)} on "
           f"{dataset}, {bins} bins (wall s / CPU s; select, then the refit's test errors)")

@@ -7,14 +7,12 @@ Synthetic data: 10 ranks (deciles of a latent score s + noise·std(s)·ε, s lin
 Gaussian features), Gaussian kernel, C = 1, γ = 0.1, tolerance 1e-3, implicit constraints, at
 n = 150, 1000, 2000 (and 5000 with --large), with little (0.2) and much (1.0) label noise: the SMO's
 time grows with the overlap of the ranks, the interior-point solver's hardly. Prints the best of
-``--repeats`` fresh fits of each (the compiled-problem cache is cleared before each of ours), for
-ours the full solve (``working_set=False``), the default ``working_set="auto"`` (SVORIM: small
-restricted problems from n = 1000, see ordrank.algorithms.qp.working_set; 0 rounds = it solved the
-full problem) and the same with its restricted problems compiled by cvxpy instead of handed to
-Clarabel in its standard form; the ratio ordrank/skordinal (targets: ≤ 3 at n = 1000, ≤ 4 at
-n = 2000), the largest threshold difference and the share of equal predictions, the form of the
-kernel term ours used (the factor's rank r, or "exact") and the smallest rank any factor would
-need (from the spectrum, n ≤ 2000).
+``--repeats`` fresh fits of each (the compiled-problem cache is cleared before each of ours); the
+ratio ordrank/skordinal (targets: ≤ 3 at n = 1000, ≤ 4 at n = 2000), the largest threshold
+difference and the share of equal predictions, the form of the kernel term ours used (the
+factor's rank r, or "exact") and the smallest rank any factor would need (from the spectrum,
+n ≤ 2000). (The working-set solve and its rows, "working_set='auto'" and "restricted problems
+compiled by cvxpy", were removed with it: docs/svor_solver.md, "The working set (removed)".)
 
 Then the two forms of the kernel term on data where the low-rank factor applies (2 features, same
 γ): the factored fit (r columns) against the exact n × n form (forced), their objectives,
@@ -31,7 +29,7 @@ import numpy as np
 from skordinal.classifiers import SVOR as SkordinalSVOR
 
 from ordrank.algorithms.batch import svor
-from ordrank.algorithms.qp import cache, clarabel_qp, factor
+from ordrank.algorithms.qp import cache, factor
 from ordrank.features.kernels import kernel_matrix
 
 GRID = [0.01, 0.1, 1.0, 10.0, 100.0]
@@ -59,9 +57,8 @@ def best_of(repeats, fit):
     return min(times), model
 
 
-def ours(X, y, working_set=False):
-    return svor.SVOR(C=1.0, gamma=0.1, tol=1e-3, solver="CLARABEL",
-                     working_set=working_set).fit(X, y)
+def ours(X, y):
+    return svor.SVOR(C=1.0, gamma=0.1, tol=1e-3, solver="CLARABEL").fit(X, y)
 
 
 def theirs(X, y):
@@ -83,25 +80,12 @@ def needed_rank(X):
 def compare(n, noise, repeats):
     X, y = synthetic(n, noise)
     ours_s, model = best_of(repeats, lambda: ours(X, y))
-    ws_s, ws = best_of(repeats, lambda: ours(X, y, working_set="auto"))
-    with mock.patch.object(clarabel_qp, "clarabel_box_qp", clarabel_qp.cvxpy_box_qp):
-        modelled_s, modelled = best_of(repeats, lambda: ours(X, y, working_set="auto"))
     theirs_s, peer = best_of(repeats, lambda: theirs(X, y))
     gap = np.abs(model.thresholds_ - peer.thresholds_).max()
     agree = np.mean(model.predict(X) == peer.predict(X))
     print(f"  n={n:5d}  noise {noise:.1f}  ordrank {ours_s:6.2f} s ({model.n_iter_} iterations, "
           f"{form(model)}, factor needs r >= {needed_rank(X)})  skordinal {theirs_s:6.2f} s  "
           f"ratio {ours_s / theirs_s:5.2f}  max |Δb| {gap:.4f}  equal predictions {agree:.3f}")
-    print(f"  {'':20s}working_set='auto' {ws_s:6.2f} s ({ws.n_rounds_} rounds, largest kernel "
-          f"block {ws.working_set_size_})  ratio {ws_s / theirs_s:5.2f}  vs full: objective "
-          f"rel. diff {abs(ws.objective_ / model.objective_ - 1):.1e}  max |Δb| "
-          f"{np.abs(ws.thresholds_ - model.thresholds_).max():.1e}  equal predictions "
-          f"{np.mean(ws.predict(X) == model.predict(X)):.4f}; vs skordinal: max |Δb| "
-          f"{np.abs(ws.thresholds_ - peer.thresholds_).max():.4f}  equal predictions "
-          f"{np.mean(ws.predict(X) == peer.predict(X)):.3f}")
-    print(f"  {'':20s}the same, restricted problems compiled by cvxpy {modelled_s:6.2f} s  ratio "
-          f"{modelled_s / theirs_s:5.2f}  max |Δb| vs Clarabel's standard form "
-          f"{np.abs(modelled.thresholds_ - ws.thresholds_).max():.1e}")
 
 
 def forms(n, repeats, noise=0.2):

@@ -67,7 +67,8 @@ def main(argv=None):
     parser.add_argument("--learners", nargs="+", default=["ordrank-SMO", "skordinal"],
                         choices=["ordrank-SMO", "ordrank-QP", "ordrank-LIBSVM", "skordinal"],
                         help="the first is the one the others' predictions are compared with "
-                             "(ordrank-QP: SVOR's cvxpy / working-set solve, half a minute or more per fit; "
+                             "(ordrank-QP: SVOR's default solver='auto', SMO within a budget of pair steps, "
+                             "then the interior point; "
                              "ordrank-LIBSVM: Reduction-SVM's precomputed extended kernel)")
     parser.add_argument("--reduction", action="store_true", help="Reduction-SVM instead of SVOR")
     parser.add_argument("--max-gram-gb", type=float, default=6.0,
@@ -77,7 +78,8 @@ def main(argv=None):
         return reduction_main(args)
     data_dir = os.environ.get("ORDRANK_DATA", "data")
     print(f"SVOR {args.constraints}, {args.bins} bins, C={args.C:g}, gamma={args.gamma:g}, redrawn split {args.split}, "
-          f"ordrank's diagonal_jitter={', '.join(f'{j:g}' for j in args.diagonal_jitter)} (load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+          f"ordrank's diagonal_jitter={', '.join(f'{j:g}' for j in args.diagonal_jitter)} "
+          f"(load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     skordinal = partial(SkordinalSVOR, C=args.C, gamma=args.gamma, kernel="rbf", constraints=args.constraints, tol=1e-3)
     runs = []  # (label, learner): skordinal once, ordrank's learners once per jitter value
     for label in args.learners:

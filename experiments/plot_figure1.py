@@ -17,11 +17,11 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
-from ordrank.reports import _config_value, _mean_sem  # noqa: E402
-from ordrank.results import read_table, summarize  # noqa: E402
+from ordrank.reports import config_value, mean_sem
+from ordrank.results import read_table, summarize
 
 METRIC = "test_ndcg_loss"
 F_LABELS = {"inverse": "f(i) = 1/i", "power_1.1": "f(i) = −i^1.1", "power_2": "f(i) = −i²"}  # tables
@@ -49,7 +49,7 @@ def describe(table, algorithm: str, labels=F_LABELS, mode: str = "until_separate
     Predtron's ℓ2 curves of panels (a, b), the margin for panel (c), the name for a batch ranker."""
     if mode == "batch":
         return algorithm, algorithm
-    f, margin = (_config_value(table, f"config.algorithms.{algorithm}.{key}") for key in ("f", "margin"))
+    f, margin = (config_value(table, f"config.algorithms.{algorithm}.{key}") for key in ("f", "margin"))
     suffix = ", one pass" if mode == "one" else ""
     if table["experiment"].iloc[0] == "predtron_l1_vs_l2":
         return f"Predtron-{str(margin).upper()}{suffix}", str(margin)
@@ -134,7 +134,7 @@ def markdown(table, letter: str) -> str:
              "|---|" + "---|" * len(mean.columns)]
     for value, row in mean.iterrows():
         best = row.idxmin()
-        cells = [_mean_sem(row[a], sem.loc[value, a], decimals, bold=a == best) for a in mean.columns]
+        cells = [mean_sem(row[a], sem.loc[value, a], decimals, bold=a == best) for a in mean.columns]
         lines.append(f"| {value} | " + " | ".join(cells) + " |")
     unit = "" if scale == 1 else f" × {scale:g}"
     n = int(stats["n"].max())

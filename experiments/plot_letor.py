@@ -19,12 +19,12 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
-from ordrank.reports import _mean_sem  # noqa: E402
-from ordrank.results import atomic_path, read_table, summarize  # noqa: E402
+from ordrank.reports import mean_sem
+from ordrank.results import atomic_path, read_table, summarize
 
 REPO = Path(__file__).resolve().parents[1]
 TABLE = "letor_ohsumed/letor_ohsumed.parquet"
@@ -104,7 +104,7 @@ def markdown(table: pd.DataFrame, decimals: int = 4) -> str:
                 row.append("–")
                 continue
             mean, sem = cells.loc[(name, metric), ["mean", "sem"]]
-            row.append(_mean_sem(mean, sem, decimals, bold=np.isclose(mean, best[metric])))
+            row.append(mean_sem(mean, sem, decimals, bold=np.isclose(mean, best[metric])))
         lines.append(f"| {name} | " + " | ".join(row) + " |")
     n = int(stats["n"].max())
     failed = table[table["value"].isna()]

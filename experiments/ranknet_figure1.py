@@ -20,10 +20,10 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from ordrank.algorithms.ranking.ranknet_theory import FIGURE1_O_RANGE, figure1_table  # noqa: E402
-from ordrank.results import atomic_path, read_table, write_table  # noqa: E402
+from ordrank.algorithms.ranking.ranknet_theory import FIGURE1_O_RANGE, figure1_table
+from ordrank.results import atomic_path, read_table, write_table
 
 TABLE = Path("ranknet_figure1") / "curves.parquet"  # under --results
 FIGURE = "ranknet_figure1.png"                      # under --figures

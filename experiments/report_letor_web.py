@@ -87,7 +87,8 @@ def render(results: Path) -> str:
         shape = times[times.scale == scale]
         docs = int(shape.documents.iloc[0]) if len(shape) else 0
         name = {1.0: "WEB10K's shape", 3.15: "WEB30K's shape"}.get(scale, f"scale {scale:g}")
-        lines += [f"## {name} (scale {scale:g}, {docs:,} documents)", "", *shape_table(pd.read_parquet(path), shape), ""]
+        lines += [f"## {name} (scale {scale:g}, {docs:,} documents)", "",
+                  *shape_table(pd.read_parquet(path), shape), ""]
         if len(shape):
             row = shape.iloc[0]
             lines += [f"Measured {row.get('date', '')} at load {row.load_before:.1f} → {shape.load_after.iloc[-1]:.1f} "

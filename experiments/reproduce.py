@@ -47,11 +47,11 @@ from pathlib import Path
 
 os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")  # as run.py (see there), before numpy loads
 
-from tqdm import tqdm  # noqa: E402
-from tqdm.contrib.logging import logging_redirect_tqdm  # noqa: E402
+from tqdm import tqdm
+from tqdm.contrib.logging import logging_redirect_tqdm
 
-from ordrank.datasets.fetch import require  # noqa: E402
-from ordrank.progress import StepTimes  # noqa: E402
+from ordrank.datasets.fetch import require
+from ordrank.progress import StepTimes
 
 REPO = Path(__file__).resolve().parents[1]
 QUICK_OUT = REPO / "build" / "quick"
@@ -212,9 +212,11 @@ def main(argv=None) -> int:
                         help="where the data sets are (default: $ORDRANK_DATA, else data/)")
     parser.add_argument("--only", nargs="+", metavar="ENTRY", help="run only these registry entries")
     parser.add_argument("--list", action="store_true",
-                        help="print the registry, each entry's sizes from its config (with --quick: the quick ones), and exit")
+                        help="print the registry, each entry's sizes from its config (with --quick: the quick ones), "
+                             "and exit")
     parser.add_argument("--peers", choices=("cached", "rerun"), default="cached",
-                        help="cached: the peers' pieces from each sweep's peer_cache.parquet when there; rerun: fit them")
+                        help="cached: the peers' pieces from each sweep's peer_cache.parquet when there; "
+                             "rerun: fit them")
     parser.add_argument("--redraw", action="store_true",
                         help="run nothing: redraw reports, figures and the results pages' tables from the tables")
     parser.add_argument("--timings", type=Path, metavar="FILE",

@@ -32,7 +32,6 @@
 # %%
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
@@ -103,12 +102,14 @@ display(gap.round(4))
 assert (gap["difference"] > 0).all()  # the README: ours is above the published RankSVM on these
 
 # %% [markdown]
-# ## The seeds' claims
+# ## The pairwise claim
 #
-# Seed 001 (the lecture) poses ranking as a classification of preference pairs within a query; seed 002
-# (the RankNet paper) argues that a pairwise cost makes a linear model a better ranker than other
-# linear rankers. Below: the pairwise linear learners (RankSVM, RankNet-linear) against the pointwise
-# linear ones (least squares, ordered logit, PRank), in the mean over folds and fold by fold.
+# Lecture notes on ordinal regression and ranking (Purdue CS578, after Jaakkola) pose ranking as a
+# classification of preference pairs within a query (the ranking SVM); Burges et al. (ICML 2005), as
+# a blog post summarizing their RankNet paper puts it, find that their linear model outperforms the
+# other linear models owing to its pair-based cost. Below: the pairwise linear learners (RankSVM,
+# RankNet-linear) against the pointwise linear ones (least squares, ordered logit, PRank), in the
+# mean over folds and fold by fold.
 
 # %%
 pairwise, pointwise = ["RankSVM", "RankNet-linear"], ["Regression", "OrderedLogit", "PRank"]

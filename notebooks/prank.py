@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
-from IPython.display import Markdown, display
+from IPython.display import display
 
 ROOT = next(p for p in (Path.cwd(), *Path.cwd().parents) if (p / "src" / "ordrank").is_dir())
 RESULTS = ROOT / "results"
@@ -76,9 +76,10 @@ assert order.index("WH") < order.index("Predtron-L2") < order.index("Predtron-L1
 
 # %% [markdown]
 # **Matches the paper.** PRank ends lowest (0.433), then WH (0.498), then MCP (0.657). The gaps
-# (0.065 and more) are about 60 times the standard errors (0.001 over 100 sequences). One caveat, measured in the README: WH's place
-# depends on its step size η, which the paper does not give. With η ≥ 0.1 WH ends *below* PRank (0.404 at
-# η = 0.1), and with η ≤ 0.02 it ends above MCP. So the full ordering holds only near the η = 0.05
+# (0.065 and more) are about 60 times the standard errors (0.001 over 100 sequences). One caveat,
+# measured by a sweep over η (`docs/results/prank.md`): WH's place depends on its step size η, which
+# the paper does not give. With η ≥ 0.1 WH ends *below* PRank (0.404 at η = 0.1), and with η ≤ 0.02
+# it ends above MCP. So the full ordering holds only near the η = 0.05
 # used here, which was chosen before any sweep.
 #
 # The ordinal Predtron lands between WH and MCP: Predtron-L2 at 0.529 and Predtron-L1 at 0.569. Its
@@ -137,9 +138,10 @@ for title, final in finals.items():
 # projection. MCP (prototypes s·W, argmax of s²·W·x) and normalized WH (w/s, step η/‖x‖²) are
 # invariant to s.
 #
-# `ordrank.protocols.feature_scale` holds `ThresholdStepPRank` (PRank with threshold step η), `scaled_features(s)`
-# (x ↦ s·(x, 1): the constant feature is scaled too) and `scale_sweep`, which runs the EachMovie protocol once per s.
-# First, a numerical check of the identity on MovieLens-100K (EachMovie-100, all 364 targets), with every round recorded:
+# `ordrank.protocols.feature_scale` holds `ThresholdStepPRank` (PRank with threshold step η),
+# `scaled_features(s)` (x ↦ s·(x, 1): the constant feature is scaled too) and `scale_sweep`, which
+# runs the EachMovie protocol once per s. First, a numerical check of the identity on MovieLens-100K
+# (EachMovie-100, all 364 targets), with every round recorded:
 
 # %%
 from ordrank.algorithms import MulticlassPerceptron, PRank, WidrowHoff
@@ -187,7 +189,8 @@ assert (identity["rounds equal to PRank at s = 1"] < 0.9).all()  # ... while the
 # last column shows that the scale itself changes PRank's predictions on 10 % or more of the rounds.
 #
 # Now the sweep: final loss against s over 13 values, 10⁻² … 10¹, for the three learners. The
-# settings are the committed experiment's: WH normalized with η = 0.5, seed 0, the constant feature included. Three cases:
+# settings are the committed experiment's: WH normalized with η = 0.5, seed 0, the constant feature
+# included. Three cases:
 # MovieLens-100K at EachMovie-100 (364 targets) and at EachMovie-200 (149 targets), and a smaller
 # generator (10,000 users, 1,190 kept at ≥ 100 ratings, 100 random targets), so that the notebook
 # runs in seconds. The generator case is not the committed generator run (61,265 users, 500 targets),

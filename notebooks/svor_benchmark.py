@@ -25,12 +25,12 @@
 # equal-frequency ranks, and the 20 train/test partitions of the ORCA review (Gutiérrez et al., IEEE
 # TKDE 2016). It runs 17 learners: 11 of ordrank and 6 reference implementations (skordinal, mord).
 # Model selection is 3-fold CV on the training part. This notebook only reads
-# `results/svor_benchmark/benchmark.parquet` and the report CSVs beside it (`make benchmark` made them).
+# `results/svor_benchmark/benchmark.parquet` and the report CSVs beside it (`make reproduce` or `make benchmark`
+# made them), then Wei Chu's partitions' table, `results/svor_benchmark_chu/`.
 
 # %%
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
@@ -81,8 +81,8 @@ display(Markdown(markdown_table(table, "zero_one")))
 #
 # One point per benchmark (data set and bin count): mean test MAE of the x algorithm against the y algorithm, with ± 1
 # standard-error bars both ways. Points below the diagonal favour the y algorithm. Li & Lin compared
-# Reduction-boost with RankBoost; RankBoost is not run here, and ORBoost (Lin & Li's
-# all-threshold boosting, skordinal) is the nearest peer.
+# Reduction-boost with RankBoost; RankBoost is not run here (it is in `boost_benchmark.ipynb`), and
+# ORBoost (Lin & Li's all-threshold boosting, skordinal) is the nearest peer.
 
 # %%
 PAIRS = [("SVORIM", "Reduction-SVM"), ("SVORIM", "Reduction-tree"), ("skordinal-ORBoost", "Reduction-boost")]
@@ -118,12 +118,13 @@ display(mae_tests[("SVORIM", "Reduction-SVM")].round(4))
 svm = mae_tests[("SVORIM", "Reduction-SVM")]
 assert (svm["pvalue"] > 0.05).all() and svm["mean_difference"].abs().max() < 0.02  # a tie, set by set
 assert (mae_tests[("SVORIM", "Reduction-tree")]["mean_difference"] > 0).all()  # the tree loses everywhere
+assert counts.loc["higher mean (worse)", "Reduction-boost vs skordinal-ORBoost"] == 15  # the claim below
 
 # %% [markdown]
 # ## SVORIM against SVOREX, and against the authors' code
 #
 # Chu & Keerthi found SVORIM better in MAE and SVOREX competitive or better in zero-one error.
-# skordinal wraps their C SMO code, so its SVORIM and SVOREX are the reference for ordrank's cvxpy
+# skordinal wraps their C SMO code, so its SVORIM and SVOREX are the reference for ordrank's own
 # solvers.
 
 # %%
@@ -186,7 +187,7 @@ print("the reduction refits faster on", int((speed["ratio"] < 1).sum()), "of", l
 assert (speed["ratio"] < 1).sum() == 18 and (cv_wide["Reduction-SVM"] < cv_wide["SVORIM"]).sum() == 17  # below
 assert all(bins == 10 for _, bins in speed.index[speed["ratio"] > 1])
 cv = timings[timings["metric"] == "cv_seconds"].groupby("algorithm")["value"].sum().sort_values(ascending=False)
-display((cv / 60).round(1).rename("model selection, CPU-minutes over the benchmark").head(8).to_frame())
+display((cv / 60).round(1).rename("model selection, minutes in the jobs' timers").head(8).to_frame())
 
 # %% [markdown]
 # ## What matches the papers and what does not
@@ -202,8 +203,9 @@ display((cv / 60).round(1).rename("model selection, CPU-minutes over the benchma
 #   interior-point method rather than an SMO, and the timings come from a loaded machine.
 # - **Reduction-C4.5 competitive with SVORIM: not reproduced.** The entropy tree (the C4.5 stand-in) is
 #   worse on all 24 benchmarks, by a wide margin.
-# - **Reduction-boost better than RankBoost:** run in the `boost_benchmark` experiment (README). Against
-#   the stronger ORBoost, our AdaBoost of 50 stumps is worse on 15 of 24 benchmarks.
+# - **Reduction-boost better than RankBoost:** refuted in the `boost_benchmark` experiment
+#   (`boost_benchmark.ipynb`). Against the stronger ORBoost, our AdaBoost of 50 stumps is worse on 15
+#   of 24 benchmarks.
 # - **SVOREX vs SVORIM (Chu & Keerthi): reproduced.** SVOREX has the higher MAE on 23 of 24 benchmarks
 #   and the lower zero-one error on 17 of 24.
 # - **The solvers agree with the reference code.** ordrank's SVORIM / SVOREX and skordinal's C SMO

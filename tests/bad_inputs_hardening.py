@@ -133,9 +133,7 @@ CASES += [
 def orca_archive(cut=None, content=None):
     """A trigger: open pyrim (5 bins) from a small ORCA-layout archive cut to ``cut`` of its bytes,
     or holding ``content`` instead."""
-    import numpy as np
-
-    from ordrank.datasets.fetch import pack_tar_xz
+    from ordrank.datasets.registry import pack_tar_xz
     from ordrank.datasets.partitions import BenchmarkData
 
     def trigger(tmp):

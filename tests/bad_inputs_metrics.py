@@ -38,6 +38,7 @@ CASES = [
          call(ndcg_at_k, Y, S, convention="trec")),
     Case("metric-scorer-unknown", "scorer name `\"ndcg10\"`", ValueError,
          r"^unknown scorer 'ndcg10'; valid names: ndcg@<k>, ndcg, p@<k>, map, err@<k>, kendall_tau, "
-         r"pairwise_accuracy, letor_ndcg@<k>, letor_p@<k>, letor_map, letor4_ndcg@<k>, letor4_p@<k>, letor4_map, mae, zero_one \(k an integer >= 1",
+         r"pairwise_accuracy, letor_ndcg@<k>, letor_p@<k>, letor_map, letor4_ndcg@<k>, letor4_p@<k>, letor4_map, "
+         r"mae, zero_one \(k an integer >= 1",
          call(ranking_metric, "ndcg10")),
 ]

@@ -9,10 +9,16 @@ from ordrank.protocols.feature_scale import (ThresholdStepPRank, final_losses, s
                                        scaled_features)
 from ordrank.protocols.collaborative import EachMovieProtocol
 from ordrank.protocols.engine import run_sequences
+from conftest import UNORDERED_STRING_LABELS
 
+# Why the two checks fail (measured with scikit-learn 1.9.1): check_classifiers_train's 3-class blobs
+# have no order along any direction, so one projection with thresholds reaches 53% training accuracy,
+# below the check's 83%; check_classifiers_classes fits unordered string labels, which an ordinal
+# learner refuses (conftest.UNORDERED_STRING_LABELS).
 THRESHOLD_MODEL = {
-    "check_classifiers_train": "nominal 3-class blobs with no order along any direction",
-    "check_classifiers_classes": "decision_function is the ordinal score w·x, not a class margin",
+    "check_classifiers_train": "its 3-class blobs have no order along any direction: one projection "
+    "w·x with thresholds cannot reach the check's 83% training accuracy (53%)",
+    **UNORDERED_STRING_LABELS,
 }
 
 

@@ -22,8 +22,9 @@ import numpy as np
 import pytest
 
 from ordrank.data import main
-from ordrank.datasets import fetch as registry
-from ordrank.datasets.fetch import Check, Download, FetchError, fetch, missing, require
+from ordrank.datasets import registry
+from ordrank.datasets.fetch import fetch, missing, require, status
+from ordrank.datasets.registry import Check, Download, FetchError
 from ordrank.datasets.partitions import BINS, NAMES, BenchmarkData
 from ordrank.datasets.ratings import load_movielens_100k
 
@@ -64,7 +65,7 @@ def mirror(tmp_path, monkeypatch):
     """(folder served over HTTP, its URL); no retries, no proxy, no ORDRANK_DATA_URL from outside."""
     root = tmp_path / "mirror"
     root.mkdir()
-    monkeypatch.setattr(registry, "RETRIES", 0)
+    monkeypatch.setattr("ordrank.datasets.fetch.RETRIES", 0)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
     monkeypatch.delenv("ORDRANK_DATA_URL", raising=False)
     with http_server(root) as url:
@@ -136,7 +137,7 @@ def test_fetch_unzips_movielens_and_the_loader_reads_it(mirror, fake_movielens, 
         ratings = load_movielens_100k(data)
     assert ratings.n_ratings == 12 and ratings.matrix.shape == (4, 3)
     assert entries(data) == ["movielens-100k"]  # no temporary folder left
-    assert registry.status("movielens-100k", data).complete and missing(["movielens-100k"], data) == []
+    assert status("movielens-100k", data).complete and missing(["movielens-100k"], data) == []
 
 
 def test_fetch_reads_the_mirror_from_the_environment_and_the_data_dir_from_ORDRANK_DATA(
@@ -394,7 +395,7 @@ def test_real_chu_and_abalone_fetched_whole_from_a_mirror_of_the_data_dir(mirror
     """The shared data directory is laid out as a mirror of these two sets: serve it as it is."""
     with http_server(shared_data_dir) as url:
         assert main(["fetch", "chu", "uci-abalone", "--data-dir", str(tmp_path), "--base-url", url]) == 0
-    assert registry.status("chu", tmp_path).complete and registry.status("uci-abalone", tmp_path).complete
+    assert status("chu", tmp_path).complete and status("uci-abalone", tmp_path).complete
     assert len(list((tmp_path / "chu-ghahramani-2005-ordinal").rglob("*_t*_*.*"))) == 400
     assert BenchmarkData("pyrim", bins=5, source="chu", data_dir=tmp_path).split(19)[0].shape == (50, 27)
 

@@ -60,8 +60,9 @@ def reproduce_quick_in_a_fresh_clone(data_dir: Path, tmp_path: Path) -> QuickRun
     folder, fetch the data there with `python -m ordrank.data fetch` (into data/, no variable set)
     and run `python experiments/reproduce.py --quick` in it (its default --out, build/quick/)."""
     from ordrank.data import main as data_main
-    from ordrank.datasets import fetch as registry
-    from ordrank.datasets.fetch import Download
+    from ordrank.datasets import registry
+    from ordrank.datasets.fetch import status
+    from ordrank.datasets.registry import Download
 
     from test_fetch import http_server, ohsumed_zip, only, pin, serve, sha256
     from test_reproduce import load_driver
@@ -83,7 +84,7 @@ def reproduce_quick_in_a_fresh_clone(data_dir: Path, tmp_path: Path) -> QuickRun
         serve(mirror, "letor3-ohsumed", {"OHSUMED.zip": ohsumed_zip(
             {f"S{i}.txt": (ohsumed / f"S{i}.txt").read_bytes() for i in range(1, 6)})})
         shutil.copytree(data_dir / "chu-ghahramani-2005-ordinal", mirror / "chu-ghahramani-2005-ordinal")
-        monkeypatch.setattr(registry, "RETRIES", 0)
+        monkeypatch.setattr("ordrank.datasets.fetch.RETRIES", 0)
         monkeypatch.setenv("NO_PROXY", "127.0.0.1")
         for variable in ("ORDRANK_DATA", "ORDRANK_DATA_URL"):
             monkeypatch.delenv(variable, raising=False)
@@ -93,7 +94,7 @@ def reproduce_quick_in_a_fresh_clone(data_dir: Path, tmp_path: Path) -> QuickRun
         with http_server(mirror) as url:  # python -m ordrank.data fetch movielens-100k orca (README)
             assert data_main(["fetch", "movielens-100k", "orca", "letor3-ohsumed", "chu", "--base-url", url]) == 0
         for name in ("movielens-100k", "orca", "letor3-ohsumed", "chu"):
-            assert registry.status(name, clone / "data").complete, name
+            assert status(name, clone / "data").complete, name
 
         driver = load_driver(clone)  # make reproduce-quick = python experiments/reproduce.py --quick
         code = driver.main(["--quick"])

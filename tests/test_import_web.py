@@ -14,9 +14,9 @@ import pytest
 from hydra.utils import instantiate
 
 from ordrank.data import list_sets, main
-from ordrank.datasets import fetch as registry
-from ordrank.datasets import web_sets
-from ordrank.datasets.fetch import FetchError, fetch, missing
+from ordrank.datasets import registry, web_sets
+from ordrank.datasets.fetch import fetch, missing, status
+from ordrank.datasets.registry import FetchError
 from ordrank.datasets.install import install_local
 from ordrank.datasets.letor import LetorData
 from ordrank.datasets.naming import dataset_spec
@@ -106,7 +106,7 @@ def test_the_official_archive_installs_as_letor_folds(name, tmp_path, monkeypatc
     config = instantiate(dataset_spec(make_cfg([f"dataset={name.replace('-', '_')}", f"data_dir={data}"]).dataset))
     assert config.n_folds == n_folds and config.fold(1).test.X.shape[1] == N_FEATURES[name]  # the dataset config
     assert config.fold(1).test.X.dtype == "float32" and config.evaluation == "4.0"
-    found = registry.status(name, data)
+    found = status(name, data)
     assert found.complete and not found.checksummed  # present, and recorded as having no pinned checksums
     row = next(line for line in list_sets(data).splitlines() if line.startswith(name + " "))
     assert "present (no pinned checksums)" in row

@@ -9,8 +9,9 @@ import zipfile
 
 import pytest
 
-from ordrank.datasets import fetch as registry
-from ordrank.datasets.fetch import FetchError
+from ordrank.datasets import registry
+from ordrank.datasets.fetch import status
+from ordrank.datasets.registry import FetchError
 from ordrank.datasets.install import install_local, mirror_paths
 from ordrank.datasets.ratings import load_movielens_100k
 
@@ -42,11 +43,11 @@ def test_import_from_the_zip_the_unpacked_folder_or_a_data_directory(fake_moviel
         path = install_local("movielens-100k", source, data)
         assert path == data / "movielens-100k" and entries(data) == ["movielens-100k"], how
         assert (path / "u1.base").is_file(), how  # the whole folder, not only the checked files
-        assert registry.status("movielens-100k", data).complete, how
+        assert status("movielens-100k", data).complete, how
         with pytest.warns(UserWarning, match="not the published data"):
             assert load_movielens_100k(data).n_ratings == 12
     again = install_local("movielens-100k", tmp_path / "a-folder-holding-the-download", tmp_path / "again")
-    assert registry.status("movielens-100k", again.parent).complete  # a data directory as the source
+    assert status("movielens-100k", again.parent).complete  # a data directory as the source
 
 
 def test_a_changed_file_is_refused_and_nothing_is_installed(fake_movielens, tmp_path):
@@ -74,7 +75,7 @@ def test_cli_imports_a_colleagues_data_directory(shared_data_dir, tmp_path):
                            "--data-dir", str(tmp_path / "data")], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"uci-abalone: complete at {tmp_path / 'data' / 'uci-abalone'}")
-    assert registry.status("uci-abalone", tmp_path / "data").complete
+    assert status("uci-abalone", tmp_path / "data").complete
 
 
 def test_the_docs_name_what_a_mirror_serves():

@@ -17,7 +17,6 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import jupytext
 import nbformat
@@ -109,7 +108,7 @@ def executed(tmp_path_factory):
     return run
 
 
-@pytest.mark.slow  # nbconvert in a fresh clone: 5-30 s each (four notebooks, one worker)
+@pytest.mark.slow  # nbconvert in a fresh clone: 5-30 s each (five notebooks, one worker)
 @pytest.mark.parametrize("name", NAMES)
 def test_notebook_runs_headless_from_a_fresh_clone(name, executed, request):
     data = request.getfixturevalue("shared_data_dir") if name in NEEDS_DATA else None

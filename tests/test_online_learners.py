@@ -15,17 +15,26 @@ from ordrank.datasets.synthetic import CrammerSinger
 from ordrank.protocols.engine import run_sequences
 from conftest import UNORDERED_STRING_LABELS
 
-THRESHOLD_MODELS = {
-    "check_classifiers_train": "uses nominal 3-class blobs with no order along any direction; a "
-    "single projection with thresholds cannot reach the check's 83% accuracy",
-    "check_classifiers_classes": "decision_function is the ordinal score (w·x), not a per-class "
-    "margin: the rank comes from thresholds, so its sign does not give the binary class",
+# Why each check fails (measured with scikit-learn 1.9.1); check_classifiers_classes fits unordered
+# string labels, which every ordinal learner refuses (conftest.UNORDERED_STRING_LABELS).
+THRESHOLD_MODEL = {
+    "check_classifiers_train": "its 3-class blobs have no order along any direction: one projection "
+    "w·x with thresholds cannot reach the check's 83% training accuracy (PRank: 52%)",
+    **UNORDERED_STRING_LABELS,
+}
+RANK_REGRESSION = {
+    "check_classifiers_train": "one pass of LMS regresses the rank (1 or 2) as w·x with no "
+    "intercept; on the check's standardized (centred) binary blobs that reaches 62% training "
+    "accuracy, below the check's 83%",
+    **UNORDERED_STRING_LABELS,
 }
 
 
 def expected_failures(estimator):
-    if isinstance(estimator, (PRank, WidrowHoff)):
-        return THRESHOLD_MODELS
+    if isinstance(estimator, PRank):
+        return THRESHOLD_MODEL
+    if isinstance(estimator, WidrowHoff):
+        return RANK_REGRESSION
     return UNORDERED_STRING_LABELS if isinstance(estimator, MulticlassPerceptron) else {}
 
 

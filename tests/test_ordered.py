@@ -117,8 +117,7 @@ def test_grid_search_over_baselines():
 LATENT_SCORE = {
     "check_classifiers_train": "decision_function is the latent score x·β, not a margin: with two "
     "ranks its sign is not the predicted class (that needs x·β > θ_1)",
-    "check_classifiers_classes": "decision_function is one latent score per row, not one column "
-    "per class; the rank comes from the thresholds",
+    **UNORDERED_STRING_LABELS,
 }
 
 

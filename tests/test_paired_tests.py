@@ -80,7 +80,7 @@ def test_report_holm_column_on_a_tiny_table(tmp_path):
     assert (p.sign == "worse").all() and (p.pvalue_holm >= p.pvalue).all()
 
     text = paired_markdown(table, "mae", spec=SPEC)
-    row = next(l for l in text.splitlines() if l.startswith("| d0 | 10 | A |"))
+    row = next(line for line in text.splitlines() if line.startswith("| d0 | 10 | A |"))
     assert f"| {a.loc['d0', 'pvalue']:.2g} | {a.loc['d0', 'pvalue_holm']:.2g} | **better** |" in row
     assert "**A vs R** over 3 benchmarks: lower mean error on 2, higher on 0, equal on 1" in text
 

@@ -173,6 +173,11 @@ def test_certain_and_opposite_probabilities_have_no_combination():
 def test_seed_example_adjacent_probabilities_fix_every_pair():
     """The seed's chain A, B, C, D, E with adjacent targets 0.777, 0.799, 0.331, 0.673: o_AC = o_AB + o_BC
     = 1.2490 + 1.3806 = 2.6296, and the order A > B > D > C > E (o_BD > 0 as o_CD < 0 < o_BC + o_CD)."""
+    # The numbers are the seed blog post's printed outputs (/work/shared/seeds/002_7bd1639fb3ca4ef4.txt,
+    # "Ranking learning", section "How much freedom is there to chose the pairwise probabilities?",
+    # lines 124-126 of the file): "adjacent probs -> 0.77713275, 0.79908694, 0.33050207, 0.67320075"
+    # (drawn there by np.random.uniform(0, 1, 4), unseeded), "distances -> 1.24903487, 1.38059745,
+    # -0.70591514, 0.72269752" and o_AC = 1.24903487 + 1.38059745 = 2.62963232.
     adjacent = np.array([0.77713275, 0.79908694, 0.33050207, 0.67320075])
     np.testing.assert_allclose(logit(adjacent), [1.24903487, 1.38059745, -0.70591514, 0.72269752], atol=1e-7)
     P = pairwise_from_adjacent(adjacent)

@@ -9,15 +9,14 @@ from sklearn.svm import LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from ordrank.algorithms.batch.reduction import (
+from ordrank.algorithms.batch.extended_binary import (
     OrdinalReduction,
-    ReductionSVM,
     cost_matrix,
     extended_examples,
-    extended_gram,
     reduction_boost,
     reduction_tree,
 )
+from ordrank.algorithms.batch.reduction import ReductionSVM, extended_gram
 from ordrank.features.kernels import kernel_matrix
 from conftest import UNORDERED_STRING_LABELS
 

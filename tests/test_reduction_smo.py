@@ -6,7 +6,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from ordrank.algorithms.batch import reduction
-from ordrank.algorithms.batch.reduction import ReductionSVM, cost_matrix, extended_examples, extended_gram
+from ordrank.algorithms.batch.extended_binary import cost_matrix, extended_examples
+from ordrank.algorithms.batch.reduction import ReductionSVM, extended_gram
 from ordrank.algorithms.qp.smo_reduction import smo_solve
 from ordrank.features.kernels import kernel_matrix
 

@@ -88,16 +88,16 @@ def test_bold_best_and_marker(table):
     assert lines[0] == "| dataset | bins | SVORIM | Reduction-SVM | PRank | MC-SVM | skordinal-SVORIM |"
     means = summary(table, "mae")
     for dataset in DATASETS:
-        cells = [c.strip() for c in next(l for l in lines if l.startswith(f"| {dataset} |")).split("|")[1:-1]]
+        cells = [c.strip() for c in next(line for line in lines if line.startswith(f"| {dataset} |")).split("|")[1:-1]]
         bold = [i for i, c in enumerate(cells) if c.startswith("**")]
         assert bold == [3]  # Reduction-SVM
         expected = cell(means, dataset, "Reduction-SVM")
         assert cells[3] == f"**{expected['mean']:.3f} ± {expected['sem']:.3f}**†"
         assert not cells[2].endswith("†") and not cells[6].endswith("†")  # reference, identical peer
-    assert "(1 failed)" in next(l for l in lines if l.startswith("| pyrim |"))
-    assert next(l for l in lines if l.startswith("| housing |")).split("|")[6].strip() == "–"
-    assert any(l.startswith("| average rank (all algorithms) |") for l in lines)
-    methods_row = next(l for l in lines if l.startswith("| average rank (methods) |"))
+    assert "(1 failed)" in next(line for line in lines if line.startswith("| pyrim |"))
+    assert next(line for line in lines if line.startswith("| housing |")).split("|")[6].strip() == "–"
+    assert any(line.startswith("| average rank (all algorithms) |") for line in lines)
+    methods_row = next(line for line in lines if line.startswith("| average rank (methods) |"))
     assert methods_row.split("|")[-2].strip() == "–"  # skordinal-SVORIM, a peer, is not ranked there
     assert "Friedman test among all algorithms: chi2(3)" in text and "Iman–Davenport F(3, 6)" in text
     assert "Left out (results missing on some benchmark): MC-SVM" in text
@@ -250,7 +250,7 @@ def test_readme_tables_from_tables(table):
     text = benchmark_readme_markdown(table, columns=["SVORIM", "Reduction-SVM", "MC-SVM"])
     lines = text.splitlines()
     assert lines[0] == "| data set | SVORIM | Reduction-SVM | MC-SVM |"
-    assert [l.split("|")[1].strip() for l in lines[2:5]] == ["pyrim", "machine", "housing"]  # papers' order
+    assert [line.split("|")[1].strip() for line in lines[2:5]] == ["pyrim", "machine", "housing"]  # papers' order
     means = summary(table, "mae")
     expected = cell(means, "machine", "Reduction-SVM")
     assert f"**{expected['mean']:.3f}** ± {expected['sem']:.3f}" in lines[3]

@@ -89,7 +89,8 @@ def test_ranksvm_through_it_meets_the_certified_gap_as_through_clarabel(monkeypa
     qid = np.repeat(np.arange(30), 20)
     y = np.clip(np.round(X @ rng.normal(size=15) / 2 + rng.normal(size=600)), -2, 2).astype(int)
     fallbacks, solve = [], ranksvm_primal.simplex_qp
-    monkeypatch.setattr(ranksvm_primal, "simplex_qp", lambda *a, **k: fallbacks.append(1) if (r := solve(*a, **k)) is None else r)
+    monkeypatch.setattr(ranksvm_primal, "simplex_qp",
+                        lambda *a, **k: fallbacks.append(1) if (r := solve(*a, **k)) is None else r)
     fast = RankSVM(C=10.0).fit(X, y, qid=qid)
     assert not fallbacks and fast.gap_ <= 1e-5
     monkeypatch.setattr(ranksvm_primal, "simplex_qp", lambda *a, **k: None)

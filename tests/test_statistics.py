@@ -12,25 +12,60 @@ from ordrank.reports.paired_tests import (cd_groups, friedman, iman_davenport, n
                                   tie_groups)
 from ordrank.reports import ReportSpec, average_ranks, rank_statistics_markdown, rank_table
 
-# Demšar 2006, section 3.2.4: C4.5 and three variants on N = 14 data sets, average ranks
+# Demšar, "Statistical Comparisons of Classifiers over Multiple Data Sets", JMLR 7:1–30 (2006),
+# section 3.2.2's worked example: Table 6, the AUC of C4.5 and three tuned variants on N = 14 UCI data
+# sets, each AUC with its rank in the data set (1 = best, ties share the average) and the average ranks
+# 3.143, 2.000, 2.893, 1.964; then χ²_F = 9.28, F_F = 3.69, F(3, 39)'s critical value 2.85 at α = 0.05,
+# Nemenyi's CD = 2.569·√(4·5/(6·14)) = 1.25 at α = 0.05 and 2.291·√(…) = 1.12 at α = 0.10, and the two
+# groups of Figure 1(a) (α = 0.10). Columns: C4.5, C4.5+m, C4.5+cf, C4.5+m+cf.
+DEMSAR_ALGORITHMS = ["C4.5", "C4.5+m", "C4.5+cf", "C4.5+m+cf"]
+DEMSAR_AUC = [  # Table 6, rows: adult (sample), breast cancer, breast cancer wisconsin, cmc,
+    # ionosphere, iris, liver disorders, lung cancer, lymphography, mushroom, primary tumor, rheum,
+    # voting, wine
+    [0.763, 0.768, 0.771, 0.798], [0.599, 0.591, 0.590, 0.569], [0.954, 0.971, 0.968, 0.967],
+    [0.628, 0.661, 0.654, 0.657], [0.882, 0.888, 0.886, 0.898], [0.936, 0.931, 0.916, 0.931],
+    [0.661, 0.668, 0.609, 0.685], [0.583, 0.583, 0.563, 0.625], [0.775, 0.838, 0.866, 0.875],
+    [1.000, 1.000, 1.000, 1.000], [0.940, 0.962, 0.965, 0.962], [0.619, 0.666, 0.614, 0.669],
+    [0.972, 0.981, 0.975, 0.975], [0.957, 0.978, 0.946, 0.970]]
+DEMSAR_TABLE6_RANKS = [  # the ranks printed in parentheses in Table 6
+    [4, 3, 2, 1], [1, 2, 3, 4], [4, 1, 2, 3], [4, 1, 3, 2], [4, 2, 3, 1], [1, 2.5, 4, 2.5],
+    [3, 2, 4, 1], [2.5, 2.5, 4, 1], [4, 3, 2, 1], [2.5, 2.5, 2.5, 2.5], [4, 2.5, 1, 2.5],
+    [3, 2, 4, 1], [4, 1, 2, 3], [3, 1, 4, 2]]
 DEMSAR_RANKS = [3.143, 2.000, 2.893, 1.964]
+VOTING = 12  # the one row whose printed AUCs tie (0.975, 0.975) but whose ranks do not (2, 3): the
+# paper ranked the unrounded AUCs
 
 
-def test_demsar_worked_example_by_hand():
+def test_demsar_worked_example():
+    """ordrank's statistics on the paper's Table 6 give the paper's numbers."""
     n, k = 14, 4
-    r = np.array(DEMSAR_RANKS)
-    chi2 = 12 * n / (k * (k + 1)) * (np.sum(r ** 2) - k * (k + 1) ** 2 / 4)
-    assert chi2 == pytest.approx(9.28, abs=0.01)  # the paper's χ²_F
-    out = iman_davenport(chi2, n, k)
+    # rank_rows (1 = lowest, so on −AUC: 1 = best) gives the printed ranks, but on voting
+    ranks = rank_rows(-np.array(DEMSAR_AUC))
+    others = np.arange(n) != VOTING
+    np.testing.assert_array_equal(ranks[others], np.array(DEMSAR_TABLE6_RANKS)[others])
+    np.testing.assert_allclose(rank_rows(DEMSAR_TABLE6_RANKS).mean(0), DEMSAR_RANKS, atol=5e-4)
+    # friedman divides the paper's χ²_F by the tie correction C = 1 − Σ(t³ − t)/(N k (k² − 1)); the
+    # table has three pairs (iris, lung cancer, primary tumor: 6 each) and one 4-way tie (mushroom: 60)
+    got = friedman(DEMSAR_TABLE6_RANKS)
+    correction = 1 - (3 * 6 + 60) / (n * k * (k * k - 1))
+    assert got["chi2"] * correction == pytest.approx(9.28, abs=0.005)  # the paper's χ²_F
+    # Iman–Davenport on the paper's χ²_F: the paper's F_F, df and rejection at α = 0.05
+    out = iman_davenport(9.28, n, k)
     assert (out["df1"], out["df2"]) == (3, 39)
-    assert out["F"] == pytest.approx(13 * chi2 / (42 - chi2)) and out["F"] == pytest.approx(3.69, abs=0.01)
-    assert stats.f.ppf(0.95, 3, 39) == pytest.approx(2.85, abs=0.01)  # the paper's critical value
-    assert out["F_pvalue"] < 0.05
+    assert out["F"] == pytest.approx(3.69, abs=0.005) and out["F_pvalue"] < 0.05
+    # at the paper's critical value F(3, 39) = 2.85 (χ²_F = 2.85·N(k − 1)/(N − 1 + 2.85)), p = 0.05
+    at_critical = iman_davenport(2.85 * n * (k - 1) / (n - 1 + 2.85), n, k)
+    assert at_critical["F"] == pytest.approx(2.85)
+    assert at_critical["F_pvalue"] == pytest.approx(0.05, abs=0.001)
+    # Nemenyi: CD 1.25 at α = 0.05 (one group: 3.143 − 1.964 = 1.179 < CD), 1.12 at α = 0.10
+    named = dict(zip(DEMSAR_ALGORITHMS, DEMSAR_RANKS))
     cd = nemenyi_cd(k, n)
-    assert cd == pytest.approx(2.569 * math.sqrt(4 * 5 / (6 * 14)), abs=1e-3)  # = 1.2536
-    assert cd == pytest.approx(1.25, abs=0.005)  # the paper's CD
-    # 1.964 and 3.143 differ by 1.179 < CD: one group, as the paper concludes at α = 0.05
-    assert cd_groups(dict(zip("abcd", DEMSAR_RANKS)), cd) == [["d", "b", "c", "a"]]
+    assert cd == pytest.approx(1.25, abs=0.005)
+    assert cd_groups(named, cd) == [["C4.5+m+cf", "C4.5+m", "C4.5+cf", "C4.5"]]
+    cd10 = nemenyi_cd(k, n, 0.10)
+    assert cd10 == pytest.approx(1.12, abs=0.005)
+    # Figure 1(a): C4.5 is worse than C4.5+m and C4.5+m+cf; C4.5+cf belongs to either group
+    assert cd_groups(named, cd10) == [["C4.5+m+cf", "C4.5+m", "C4.5+cf"], ["C4.5+cf", "C4.5"]]
 
 
 def test_nemenyi_q_is_demsars_table():

@@ -5,9 +5,15 @@ import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from sklearn.base import clone
 
+from ordrank.algorithms.structured import PredtronRanker
+from ordrank.app import build, run
 from ordrank.datasets.subset_ranking import (GaussianSubsetRanking, SparseSubsetRanking,
                                              pooled_levels, relevance, thresholds)
+from ordrank.datasets.synthetic import CrammerSinger
+from ordrank.metrics import ndcg_loss
+from ordrank.protocols.subset_ranking import METRICS, SubsetRankingProtocol, flat, positions_of
 
 from conftest import make_cfg
 
@@ -105,14 +111,6 @@ def test_bad_generator_values_are_named(make, message):
 
 
 # --- the protocol ------------------------------------------------------------------------------
-from sklearn.base import clone  # noqa: E402
-
-from ordrank.algorithms.structured import PredtronRanker  # noqa: E402
-from ordrank.app import build, run  # noqa: E402
-from ordrank.datasets.synthetic import CrammerSinger  # noqa: E402
-from ordrank.metrics import ndcg_loss  # noqa: E402
-from ordrank.protocols.subset_ranking import METRICS, SubsetRankingProtocol, flat, positions_of  # noqa: E402
-
 EXPERIMENTS = ["predtron_subset_n", "predtron_subset_m", "predtron_l1_vs_l2"]
 TINY = ["protocol.n_repetitions=2", "protocol.n_test=15"]
 

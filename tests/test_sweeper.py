@@ -36,3 +36,16 @@ def test_a_bad_value_late_in_a_sweep_fails_before_any_job_runs(tmp_path):
     assert done.returncode != 0
     assert "no_such_features" in done.stderr + done.stdout
     assert not any(p.is_dir() for p in tmp_path.iterdir())
+
+
+def test_a_misspelt_learner_parameter_fails_before_any_job_runs(tmp_path):
+    """A learner's parameters are plain overrides (conf/config.yaml leaves ``algorithms`` open), so a
+    misspelt one composes: the sweeper's up-front check refuses it, naming the key and the valid ones."""
+    done = subprocess.run([sys.executable, "run.py", "-m", "+experiment=prank_synthetic",
+                           "protocol.n_sequences=2", "protocol.n_rounds=40", "algorithms.WH.eta=0.01,0.1",
+                           "algorithms.WH.normalised=true", f"hydra.sweep.dir={tmp_path}"],
+                          cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert ("error: algorithms.WH.normalised: WidrowHoff has no parameter 'normalised' (did you mean "
+            "'normalized'?); its parameters: average, eta, n_epochs, normalized, random_state, shuffle") in done.stderr
+    assert not any(p.is_dir() for p in tmp_path.iterdir())

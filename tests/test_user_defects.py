@@ -1,8 +1,6 @@
 """Defects a user met (issue 50, items 1-6): a quick target that rewrote a committed figure, a user's
 folder run under another data set's name, hints that did not name the config to use, the data
-command's help, a learner parameter missing from its YAML, and the report's unstated statistics."""
-import importlib
-import inspect
+command's help, a learner parameter that needed `+`, and the report's unstated statistics."""
 import os
 import re
 import shlex
@@ -11,7 +9,6 @@ import sys
 
 import pandas as pd
 import pytest
-import yaml
 
 from ordrank.app import build
 from ordrank.results import flatten_config, write_table
@@ -155,34 +152,8 @@ def test_the_skip_reason_names_data_and_the_offline_import(tmp_path):
     assert "data/" in done.stdout and "python -m ordrank.data import" in done.stdout, done.stdout[-2000:]
 
 
-# --- item 5: every estimator parameter is in its YAML ------------------------------------------------------
-
-def estimator_class(target: str):
-    module, _, name = target.rpartition(".")
-    return getattr(importlib.import_module(module), name)
-
-
-def specs(spec: dict, where: str):
-    """(where, spec) for ``spec`` and every nested ``_target_`` spec in it."""
-    yield where, spec
-    for key, value in spec.items():
-        if isinstance(value, dict) and "_target_" in value:
-            yield from specs(value, f"{where}.{key}")
-
-
-ALGORITHMS = sorted((REPO / "conf" / "algorithm").glob("*.yaml"))
-
-
-@pytest.mark.parametrize("path", ALGORITHMS, ids=[p.stem for p in ALGORITHMS])
-def test_every_estimator_parameter_is_in_its_yaml(path):
-    for where, spec in specs(yaml.safe_load(path.read_text()), path.stem):
-        klass = estimator_class(spec["_target_"])
-        required = [n for n, p in inspect.signature(klass).parameters.items() if p.default is p.empty
-                    and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-        params = klass(**{n: spec[n] for n in required}).get_params(deep=False)
-        missing = sorted(set(params) - set(spec))
-        assert not missing, f"conf/algorithm/{path.name}: {where} lacks {missing}"
-
+# --- item 5: every estimator parameter is a plain override -------------------------------------------------
+# (its YAML lists only what differs from the estimator's defaults: tests/test_config_migration.py)
 
 def test_diagonal_jitter_is_a_plain_override(tmp_path):
     data = ["dataset=partitions", f"dataset.path={orca_folder(tmp_path, n=2)}", "dataset.name=auto",
@@ -208,10 +179,15 @@ def committed_tables():
             yield name, table
 
 
+# made with solver=IPM before SVOR's default solver became auto: kept in the tables until those rows are
+# made again (experiments/migrate_config_columns.py, KEPT)
+SOLVER_MADE_BEFORE = ["config.algorithms.SVORIM.solver", "config.algorithms.SVOREX.solver"]
+
+
 @pytest.mark.parametrize("name,table", list(committed_tables()), ids=lambda v: v if isinstance(v, str) else "")
 def test_the_config_columns_of_committed_tables_are_unchanged(name, table):
-    """A parameter listed in its YAML at the estimator's default adds no config column (and so leaves
-    a job's fingerprint alone): a rerun of today's configs has the committed tables' columns and values."""
+    """A parameter at the estimator's default is set nowhere, so it adds no config column (and leaves a
+    job's fingerprint alone): a rerun of today's configs has the committed tables' columns and values."""
     from ordrank.config_columns import run_config
     from ordrank.reports.spec import config_name
 
@@ -222,7 +198,7 @@ def test_the_config_columns_of_committed_tables_are_unchanged(name, table):
     elif "config.dataset.benchmark" in table:
         overrides.append(f"dataset.name={dataset}")
     expected = flatten_config(run_config(make_cfg(overrides)))
-    got = [c for c in table.columns if c.startswith("config.")]
+    got = [c for c in table.columns if c.startswith("config.") and (c in expected or c not in SOLVER_MADE_BEFORE)]
     assert list(expected) == got  # the same columns in the same order: the same bytes
     algorithm_columns = [c for c in got if c.startswith("config.algorithms.")]
     row = table.iloc[0]

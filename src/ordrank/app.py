@@ -26,7 +26,7 @@ from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from tqdm.contrib.logging import logging_redirect_tqdm
 
-from ordrank.config_columns import run_config
+from ordrank.config_columns import check_algorithms, run_config
 from ordrank.datasets import naming
 from ordrank.results import peer_cache
 from ordrank.resume import reusable_pieces
@@ -87,8 +87,10 @@ def build(cfg: DictConfig) -> dict:
     if not cfg.get("algorithms"):
         raise ValueError("no algorithms configured: add e.g. +algorithm@algorithms.PRank=prank "
                          "or use an experiment (+experiment=prank_synthetic)")
+    chosen = chosen_algorithms(cfg)
+    check_algorithms(cfg, list(chosen))  # every key a parameter of its estimator (conf/config.yaml opens them)
     learners = {}
-    for name, spec in chosen_algorithms(cfg).items():
+    for name, spec in chosen.items():
         try:
             learner = instantiate(spec)
             if hasattr(learner, "_parameter_constraints"):  # peers from other libraries may lack them
@@ -126,6 +128,14 @@ def build(cfg: DictConfig) -> dict:
 def fingerprint(config: dict) -> str:
     """A digest of a job's resolved configuration (what decides its results)."""
     return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def job_key(cfg: DictConfig, config: dict | None = None) -> str:
+    """The fingerprint a finished job writes to FINISHED: of its config columns (``config``, default
+    :func:`ordrank.config_columns.run_config`), and of ``only`` when it is set (it picks the rows)."""
+    config = run_config(cfg) if config is None else config
+    only = OmegaConf.to_container(cfg, resolve=True).get("only")  # not a column, but it picks the rows
+    return fingerprint(config if only is None else {**config, "only": only})
 
 
 CHECKPOINT_SECONDS = 5.0  # the partial table is rewritten at most this often while a run goes on
@@ -205,8 +215,7 @@ def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
     peers = peer_cache.attach(cfg, parts["protocol"], output_dir)  # where the peers' rows come from
     kept["checked"] = True  # every setting is valid; from here on the run computes
     config = run_config(cfg)  # the config columns (ordrank.config_columns: what is left out, and why)
-    only = OmegaConf.to_container(cfg, resolve=True).get("only")  # not a column, but it picks the rows
-    key = fingerprint(config if only is None else {**config, "only": only})
+    key = job_key(cfg, config)
     path = output_dir / cfg.table_name
     partial = partial_path(path)
     marker = output_dir / FINISHED
@@ -247,7 +256,7 @@ def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
         if len(finished) > written:
             try:
                 checkpoint()
-            except Exception:  # noqa: BLE001 - the original error matters more
+            except Exception:  # the original error matters more
                 log.exception("could not write the partial table %s", partial)
         raise
     results, timings = split_timings(table(), getattr(parts["protocol"], "timing_metrics", ()))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ordrank.datasets import fetch as registry
+from ordrank.datasets import fetch, registry
 from ordrank.datasets.install import install_local, mirror_paths
 from ordrank.datasets.ratings import resolve_data_dir
 
@@ -34,7 +34,7 @@ def list_sets(data_dir=None) -> str:
     """The ``list`` table: name, state, size (on disk, else expected), folder, origin."""
     rows = [("NAME", "STATE", "SIZE", "FOLDER", "FROM")]
     for name, ds in registry.DATASETS.items():
-        found = registry.status(name, data_dir)
+        found = fetch.status(name, data_dir)
         if found.complete:
             state = "complete" if found.checksummed else "present (no pinned checksums)"
         elif found.present:
@@ -91,7 +91,7 @@ def main(argv=None) -> int:
         for name in names:
             registry.get(name)
         if args.command == "check":
-            lines = registry.missing(names, args.data_dir)
+            lines = fetch.missing(names, args.data_dir)
             print("\n".join(lines) or "complete: " + ", ".join(names), file=sys.stderr if lines else sys.stdout)
             return 1 if lines else 0
         failed = 0
@@ -100,7 +100,7 @@ def main(argv=None) -> int:
                 print(f"{name}: skipped, {registry.DATASETS[name].manual}", file=sys.stderr)
                 continue
             try:
-                path = registry.fetch(name, args.data_dir, args.base_url, args.force)
+                path = fetch.fetch(name, args.data_dir, args.base_url, args.force)
             except registry.FetchError as error:
                 print(f"error: {error}", file=sys.stderr)
                 failed += 1

@@ -6,7 +6,9 @@ job runs. With the batch benchmark's full config that is about a third of a seco
 after the other: 2½ minutes of one core before the first of svor_benchmark's 480 jobs starts.
 This sweeper composes only the jobs that bring a swept value not seen yet (for 12 data sets × 2
 bin counts × 20 partitions, 20 jobs), so every value of every swept key is still checked up front,
-and runs the same jobs in the same order (conf/hydra/sweeper/ordrank.yaml selects it).
+and runs the same jobs in the same order (conf/hydra/sweeper/ordrank.yaml selects it). Each composed
+job's learners are checked too: ``algorithms`` takes new keys without ``+`` (any estimator parameter,
+conf/config.yaml), so a misspelt parameter is found here (ordrank.config_columns.check_algorithms).
 """
 from __future__ import annotations
 
@@ -30,4 +32,9 @@ class CoveringCheckSweeper(BasicSweeper):
     """``BasicSweeper`` whose up-front check composes :func:`covering_jobs` of each batch."""
 
     def validate_batch_is_legal(self, batch: Sequence[Sequence[str]]) -> None:
-        super().validate_batch_is_legal(covering_jobs(batch))
+        from ordrank.config_columns import check_algorithms
+
+        context = getattr(self, "hydra_context", None)
+        loader = context.config_loader if context is not None else self.config_loader
+        for overrides in covering_jobs(batch):
+            check_algorithms(loader.load_sweep_config(self.config, list(overrides)))

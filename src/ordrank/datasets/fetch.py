@@ -1,12 +1,12 @@
 """Download the real data sets into the data directory and check them against pinned checksums.
 
-Each known set (:data:`DATASETS`) says where its files come from, how they become the layout the
-loaders read (``ordrank.datasets.ratings``, ``ordrank.datasets.partitions``) and which checksums
-the installed files must have. :func:`fetch` downloads with pooch into a temporary folder inside
-the data directory, unpacks (or packs) there, verifies, and only then moves each file into place
-with ``os.replace``: a failed or interrupted fetch leaves the data directory as it was.
-The sets themselves are defined in :mod:`ordrank.datasets.registry`; every name defined there is
-importable from this module too.
+Each known set (:data:`~ordrank.datasets.registry.DATASETS`) says where its files come from, how
+they become the layout the loaders read (``ordrank.datasets.ratings``, ``ordrank.datasets.partitions``)
+and which checksums the installed files must have. :func:`fetch` downloads with pooch into a
+temporary folder inside the data directory, unpacks (or packs) there, verifies, and only then moves
+each file into place with ``os.replace``: a failed or interrupted fetch leaves the data directory
+as it was.
+The sets themselves are defined in :mod:`ordrank.datasets.registry` (import their names from there).
 
 Checks
 ------
@@ -38,11 +38,7 @@ import requests
 from tqdm.auto import tqdm
 
 from ordrank.datasets.ratings import resolve_data_dir
-from ordrank.datasets.registry import (  # noqa: F401 (re-exported: the registry's names stay importable here)
-    ABALONE_FILES, CHU_EXTRAS, CHU_LISTINGS, DATASETS, GROUPLENS, LETOR3, MOVIELENS_100K_FILES, MOVIELENS_ZIPS,
-    NPHORM, OHSUMED_SUBSETS, ORCA_ARCHIVES, PROBIT, TAR_MTIME, Check, DataSet, Download, FetchError,
-    _as_downloaded, _chu_files, _movielens, _ohsumed_subsets, _orca_members, _pack_orca, _unzip, get,
-    pack_tar_xz)
+from ordrank.datasets.registry import Check, DataSet, FetchError, get
 
 RETRIES = 2
 """Further attempts after a failed download or a checksum mismatch (pooch's ``retry_if_failed``)."""

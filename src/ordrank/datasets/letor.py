@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ordrank.datasets.letor_file import LetorFormatError, QuerySet, concat, load_letor  # noqa: F401
+from ordrank.datasets.letor_file import LetorFormatError, QuerySet, concat, load_letor
 from ordrank.datasets.ratings import resolve_data_dir
 
 PARTS = ("train", "vali", "test")

@@ -11,7 +11,8 @@ buffer (never read whole nor mapped: file-backed pages would count in the proces
 compiled passes of :mod:`ordrank.datasets.letor_parse` take whole lines and leave a line cut by the
 chunk's end for the next chunk. Pass 1 counts the rows and, when ``n_features`` is None, finds the
 largest feature index (of the lines' last tokens); X is then allocated once, dense and C-contiguous,
-if the machine has the memory (:func:`available_memory`; else an error names the line of that index). Pass 2 writes labels, query ids and values straight into X, y and qid.
+if the machine has the memory (:func:`available_memory`; else an error names the line of that index).
+Pass 2 writes labels, query ids and values straight into X, y and qid.
 Values come out exactly as strtod (and scikit-learn's parser) reads them: the compiled parser takes
 the numbers one correctly rounded float64 operation gets right, Python's ``float()`` the others (see
 :mod:`~ordrank.datasets.letor_parse`); float32 is the float64 value rounded. Docids are copied from the
@@ -33,7 +34,7 @@ import numpy as np
 import psutil
 
 from ordrank.datasets import letor_parse as parse
-from ordrank.datasets.letor_parse import MAX_INDEX  # noqa: F401 - the largest feature index read (2^31 - 1)
+from ordrank.datasets.letor_parse import MAX_INDEX  # the largest feature index read (2^31 - 1)
 
 DOCID = re.compile(r"docid\s*=\s*(\S+)")  # what the parser matches in a comment (letor_parse._find_docid)
 

@@ -11,7 +11,8 @@ from ordrank.features.kernels import KERNELS, kernel_matrix
 from ordrank.features.polynomial import PolynomialKernelMap
 from ordrank.features.query_norm import QueryLevelNorm, query_level_norm
 
-__all__ = ["PolynomialKernelMap", "QueryLevelNorm", "query_level_norm", "KERNELS", "kernel_matrix", "transform_stateless"]
+__all__ = ["PolynomialKernelMap", "QueryLevelNorm", "query_level_norm", "KERNELS", "kernel_matrix",
+           "transform_stateless"]
 
 
 def transform_stateless(features, X: np.ndarray) -> np.ndarray:

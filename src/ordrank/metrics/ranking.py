@@ -90,11 +90,12 @@ def ndcg(positions, relevance) -> np.ndarray:
     decreasing relevance), so NDCG ≤ 1. A row whose relevances are all 0 has Z(y) = 0 and NDCG 1:
     every ranking of it is ideal.
     """
-    return _ndcg(*_check_ranking(positions, relevance))
+    return ndcg_unchecked(*_check_ranking(positions, relevance))
 
 
-def _ndcg(positions: np.ndarray, relevance: np.ndarray) -> np.ndarray:
-    """:func:`ndcg` of checked (n, m) arrays: integer positions, float relevance."""
+def ndcg_unchecked(positions: np.ndarray, relevance: np.ndarray) -> np.ndarray:
+    """:func:`ndcg` without its checks, for a caller whose arrays are already valid: (n, m) integer
+    positions (each row a permutation of 1..m) and float relevance ≥ 0."""
     gains, ideal = gains_and_ideal_dcg(relevance)
     by_position = np.empty_like(gains)
     np.put_along_axis(by_position, positions - 1, gains, axis=1)  # gain of the document at j

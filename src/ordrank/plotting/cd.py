@@ -13,12 +13,12 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
-from ordrank.reports.paired_tests import cd_groups  # noqa: E402
-from ordrank.reports import ALPHA, average_ranks  # noqa: E402
-from ordrank.results import atomic_path  # noqa: E402
+from ordrank.reports.paired_tests import cd_groups
+from ordrank.reports import ALPHA, average_ranks
+from ordrank.results import atomic_path
 
 LABELS = {"mae": "test MAE", "zero_one": "test zero-one error"}
 DPI = 150

@@ -7,9 +7,9 @@ from __future__ import annotations
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from ordrank.results import summarize  # noqa: E402
+from ordrank.results import summarize
 
 STYLE = {"PRank": "tab:red", "WH": "tab:blue", "MCP": "tab:green", "Predtron": "tab:purple",
          "Predtron-L2": "tab:purple", "Predtron-L1": "tab:orange"}

@@ -19,10 +19,10 @@ import matplotlib
 import numpy as np
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from ordrank.reports import ALPHA, paired_wilcoxon, summary  # noqa: E402
-from ordrank.results import atomic_path  # noqa: E402
+from ordrank.reports import ALPHA, paired_wilcoxon, summary
+from ordrank.results import atomic_path
 
 PAIRS = [("SVORIM", "Reduction-SVM"), ("SVORIM", "Reduction-tree"),
          ("skordinal-ORBoost", "Reduction-boost")]

@@ -4,8 +4,8 @@ For each partition of a data set and each learner: choose hyper-parameters by k-
 cross-validation on the training part over a grid (scored by the test cost, MAE by default), refit
 on the whole training part with the chosen values, and measure on the test part. One table per
 (learner, partition) is yielded as soon as it is finished, so a job that fails or is interrupted keeps
-everything before it (the app writes the pieces to a partial table). A learner that fails (a solver that does not converge, a library error) gets
-rows with value NaN and ``status = "failed: …"``; the others go on.
+everything before it (the app writes the pieces to a partial table). A learner that fails (a solver that
+does not converge, a library error) gets rows with value NaN and ``status = "failed: …"``; the others go on.
 
 Rows (metric, value): ``mae`` and ``zero_one`` on the test part, ``fit_seconds`` (the refit) and
 ``cv_seconds`` (the model selection); every row carries ``params`` (the chosen values, JSON) and
@@ -28,22 +28,15 @@ from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid, StratifiedKFold
 from sklearn.pipeline import Pipeline
 
+from ordrank.algorithms.pipelines import final_step as _final, prefixed_grid
 from ordrank.algorithms.qp.cache import reuse
 from ordrank.metrics.ordinal import SCORINGS
 from ordrank.results.peer_cache import piece_key
-from ordrank.protocols.staged import final_step as _final, grid_scores, staged_groups
+from ordrank.protocols.staged import grid_scores, staged_groups
 from ordrank.progress import progress
 from ordrank.protocols._checks import check_choice, check_positive, check_ranks
 
 log = logging.getLogger(__name__)
-
-
-def _prefixed(model, grid: dict) -> dict:
-    """Grid keys as the model sees them: ``C`` → ``svor__C`` when the learner ends a pipeline."""
-    if not isinstance(model, Pipeline):
-        return dict(grid)
-    last = model.steps[-1][0]
-    return {f"{last}__{key}": list(values) for key, values in grid.items()}
 
 
 def _unprefixed(model, key: str) -> str:
@@ -124,7 +117,7 @@ class TrainTestPartitions:
                              f"{sorted(learners)}")
         for name, learner in learners.items():
             valid = learner.get_params()
-            for key, values in _prefixed(learner, self.grids.get(name, {})).items():
+            for key, values in prefixed_grid(learner, self.grids.get(name, {})).items():
                 if key not in valid:
                     raise ValueError(f"protocol.grids.{name}: {_unprefixed(learner, key)!r} is not a "
                                      f"parameter of {type(_final(learner)).__name__}")
@@ -229,7 +222,7 @@ class TrainTestPartitions:
         fitted once per fold and other values with the most rounds; its ``staged_predict`` answers
         the fewer rounds, with the predictions their own fits give (:func:`group_predictions`)."""
         cost = SCORINGS[self.scoring]
-        grid = _prefixed(learner, grid)
+        grid = prefixed_grid(learner, grid)
         candidates = list(ParameterGrid(grid))
         fastest_first = sorted(grid)[::-1]  # the order's key: the last name first
         order = sorted(range(len(candidates)), key=lambda c: [

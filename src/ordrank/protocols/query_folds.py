@@ -35,11 +35,11 @@ from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid
 from sklearn.pipeline import Pipeline
 
+from ordrank.algorithms.pipelines import final_step as _final, prefixed_grid
 from ordrank.datasets.letor import Fold, QuerySet
 from ordrank.metrics.scorers import for_letor_version, ranking_metric
 from ordrank.results.peer_cache import piece_key
 from ordrank.progress import progress
-from ordrank.protocols.staged import final_step as _final
 
 log = logging.getLogger(__name__)
 LETOR_METRICS = ([f"letor_ndcg@{k}" for k in range(1, 11)] + [f"letor_p@{k}" for k in range(1, 11)]
@@ -49,12 +49,6 @@ LETOR_METRICS = ([f"letor_ndcg@{k}" for k in range(1, 11)] + [f"letor_p@{k}" for
 def _takes_qid(model) -> bool:
     """Whether ``model.fit`` (the pipeline's last step's) accepts ``qid``."""
     return "qid" in inspect.signature(_final(model).fit).parameters
-
-
-def _prefixed(model, grid: dict) -> dict:
-    if not isinstance(model, Pipeline):
-        return dict(grid)
-    return {f"{model.steps[-1][0]}__{key}": list(values) for key, values in grid.items()}
 
 
 def _plain(params: dict) -> str:
@@ -137,7 +131,7 @@ class QueryFolds:
             raise ValueError(f"protocol.grids names {unknown}, which are not among the algorithms "
                              f"{sorted(learners)}")
         for name, learner in learners.items():
-            grid = _prefixed(learner, self.grids.get(name, {}))
+            grid = prefixed_grid(learner, self.grids.get(name, {}))
             for point in ParameterGrid(grid) if grid else []:
                 try:  # every grid value checked as a parameter before any work
                     final = _final(clone(learner).set_params(**point))
@@ -212,7 +206,7 @@ class QueryFolds:
 
     def select(self, learner, grid, parts):
         """The model (fitted on the training queries) of the grid point best on validation."""
-        points = list(ParameterGrid(_prefixed(learner, grid))) if grid else [{}]
+        points = list(ParameterGrid(prefixed_grid(learner, grid))) if grid else [{}]
         metric = ranking_metric(self.selection)
         best, best_value, errors = None, -np.inf, []
         for point in points:

@@ -13,9 +13,7 @@ import json
 from sklearn.base import clone
 from sklearn.pipeline import Pipeline
 
-
-def final_step(model):
-    return model.steps[-1][1] if isinstance(model, Pipeline) else model
+from ordrank.algorithms.pipelines import final_step
 
 
 def staged_key(model, candidates: list) -> str | None:

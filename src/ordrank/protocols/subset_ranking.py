@@ -44,7 +44,7 @@ import pandas as pd
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import clone
 
-from ordrank.algorithms.online._base import Rule
+from ordrank.algorithms.online import Rule
 from ordrank.algorithms.structured.spaces import positions_of
 from ordrank.metrics import ndcg_loss
 from ordrank.progress import progress

@@ -24,13 +24,13 @@ gives the same bytes. Every name is importable from ``ordrank.reports`` itself.
 """
 from __future__ import annotations
 
-from ordrank.reports.spec import ReportSpec, spec_for as _spec  # noqa: F401 (_spec: used by the scripts)
-from ordrank.reports.online import (ONLINE_ORDER, _config_value, algorithm_label, final_losses,  # noqa: F401
+from ordrank.reports.spec import ReportSpec
+from ordrank.reports.online import (ONLINE_ORDER, algorithm_label, config_value, final_losses,
                                     online_comparison_markdown, online_final_markdown)
 from ordrank.reports.readme import generated_blocks, marker, replace_block
 from ordrank.reports.statistics import (ALPHA, average_ranks, friedman_line, paired_markdown, paired_wilcoxon,
                                         rank_statistics_markdown, rank_table)
-from ordrank.reports.summaries import _mean_sem, column_order, metric_rows, summary  # noqa: F401
+from ordrank.reports.summaries import column_order, mean_sem, metric_rows, summary
 from ordrank.reports.tables import (LABELS_SHORT, TITLES, benchmark_readme_markdown, fixed, markdown_table,
                                     time_markdown, time_table, write_report, write_text)
 from ordrank.reports.yardsticks import (yardstick_markdown, yardstick_tests, yardstick_time_markdown,
@@ -38,8 +38,8 @@ from ordrank.reports.yardsticks import (yardstick_markdown, yardstick_tests, yar
 
 __all__ = [
     "ALPHA", "LABELS_SHORT", "ONLINE_ORDER", "TITLES", "ReportSpec", "algorithm_label", "average_ranks",
-    "benchmark_readme_markdown", "column_order", "final_losses", "fixed", "friedman_line",
-    "generated_blocks", "markdown_table", "marker", "metric_rows", "online_comparison_markdown",
+    "benchmark_readme_markdown", "column_order", "config_value", "final_losses", "fixed", "friedman_line",
+    "generated_blocks", "markdown_table", "marker", "mean_sem", "metric_rows", "online_comparison_markdown",
     "online_final_markdown", "paired_markdown", "paired_wilcoxon", "rank_statistics_markdown",
     "rank_table", "replace_block", "summary", "time_markdown", "time_table", "write_report", "write_text",
     "yardstick_markdown", "yardstick_tests", "yardstick_time_markdown", "yardstick_times",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ordrank.reports.summaries import _mean_sem, column_order
+from ordrank.reports.summaries import column_order, mean_sem
 
 
 def final_losses(table: pd.DataFrame, metric: str = "time_avg_rank_loss") -> pd.DataFrame:
@@ -21,7 +21,7 @@ def final_losses(table: pd.DataFrame, metric: str = "time_avg_rank_loss") -> pd.
     return out
 
 
-def _config_value(table: pd.DataFrame, column: str):
+def config_value(table: pd.DataFrame, column: str):
     """The one value of a ``config.*`` column, or None when the column is absent."""
     if column not in table.columns:
         return None
@@ -33,10 +33,10 @@ def _config_value(table: pd.DataFrame, column: str):
 
 def algorithm_label(table: pd.DataFrame, algorithm: str) -> str:
     """``algorithm``, with Widrow-Hoff's step size (and whether it is normalized) from the config."""
-    eta = _config_value(table, f"config.algorithms.{algorithm}.eta")
+    eta = config_value(table, f"config.algorithms.{algorithm}.eta")
     if eta is None:
         return algorithm
-    normalized = _config_value(table, f"config.algorithms.{algorithm}.normalized") in (True, "true")
+    normalized = config_value(table, f"config.algorithms.{algorithm}.normalized") in (True, "true")
     return f"{algorithm} ({'normalized, ' if normalized else ''}η = {float(eta):g})"
 
 
@@ -45,7 +45,7 @@ def online_final_markdown(table: pd.DataFrame, unit: str = "sequences", decimals
     final = final_losses(table).sort_values(["mean", "algorithm"], kind="stable")
     step = int(final["step"].iloc[0])
     lines = [f"| algorithm | loss at t = {step} |", "|---|---|"]
-    lines += [f"| {algorithm_label(table, r.algorithm)} | {_mean_sem(r.mean, r.sem, decimals)} |"
+    lines += [f"| {algorithm_label(table, r.algorithm)} | {mean_sem(r.mean, r.sem, decimals)} |"
               for r in final.itertuples()]
     n = int(final["n"].max())
     return "\n".join(lines) + f"\n\nMean ± 1 standard error over the {n} {unit}.\n"
@@ -76,8 +76,8 @@ def online_comparison_markdown(rows, algorithms=None, decimals: int = 3) -> str:
         if missing:
             raise ValueError(f"{label}: no results for {missing}")
         best = final.loc[list(algorithms), "mean"].min()
-        cells = [_mean_sem(final.loc[a, "mean"], final.loc[a, "sem"], decimals,
-                           bold=final.loc[a, "mean"] == best) for a in algorithms]
+        cells = [mean_sem(final.loc[a, "mean"], final.loc[a, "sem"], decimals,
+                          bold=final.loc[a, "mean"] == best) for a in algorithms]
         targets = int(final["n"].max())
         lines.append(f"| {label} | {targets:,} (t = {int(final['step'].iloc[0])}) | "
                      + " | ".join(cells) + " |")

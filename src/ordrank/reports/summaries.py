@@ -53,7 +53,8 @@ def column_order(algorithms, order=()) -> list[str]:
     return [a for a in order if a in present] + sorted(present - set(order))
 
 
-def _mean_sem(mean: float, sem: float, decimals: int, bold: bool = False) -> str:
+def mean_sem(mean: float, sem: float, decimals: int, bold: bool = False) -> str:
+    """``mean ± sem`` with ``decimals`` decimals (the mean in bold when ``bold``; no ± for a NaN sem)."""
     text = f"{mean:.{decimals}f}"
     text = f"**{text}**" if bold else text
     return text + ("" if np.isnan(sem) else f" ± {sem:.{decimals}f}")

@@ -17,7 +17,7 @@ import pandas as pd
 from ordrank.reports.spec import ReportSpec, spec_for as _spec
 from ordrank.reports.statistics import (ALPHA, _rankings, friedman_line, paired_markdown, paired_wilcoxon,
                                         rank_statistics_markdown, rank_table, statistics_notes)
-from ordrank.reports.summaries import _mean_sem, column_order, summary
+from ordrank.reports.summaries import column_order, mean_sem, summary
 from ordrank.reports.yardsticks import yardstick_markdown, yardstick_tests, yardstick_time_markdown, yardstick_times
 from ordrank.results import atomic_path, write_table
 
@@ -226,8 +226,8 @@ def benchmark_readme_markdown(table: pd.DataFrame, metric: str = "mae", columns=
             if cell is None:
                 row.append("–")
                 continue
-            text = "failed" if np.isnan(cell["mean"]) else _mean_sem(cell["mean"], cell["sem"], decimals,
-                                                                     bold=cell["mean"] == best)
+            text = "failed" if np.isnan(cell["mean"]) else mean_sem(cell["mean"], cell["sem"], decimals,
+                                                                    bold=cell["mean"] == best)
             row.append(text + (f" ({int(cell['failed'])} failed)" if cell["failed"] else ""))
         lines.append(f"| {dataset} | " + " | ".join(row) + " |")
     n = rows.loc[rows["metric"] == metric, spec.partition].nunique()

@@ -11,13 +11,17 @@ and a new protocol needs no edit here. Figures and reports are group-bys of thes
 - :mod:`~ordrank.results.tables`: the schema (key and config columns, finalize, summarize);
 - :mod:`~ordrank.results.files`: atomic writes, publishing, timings tables, partial tables, ERROR;
 - :mod:`~ordrank.results.sweeps`: a sweep's jobs and ``python -m ordrank.results collect``;
-- :mod:`~ordrank.results.peer_cache` (and :mod:`~ordrank.results.prime`): the peers' pieces,
-  computed once per peer version and kept beside the results.
+- :mod:`~ordrank.results.peer_cache`: the peers' pieces, computed once per peer version and kept
+  beside the results (primed from the committed tables by ``experiments/prime_peer_cache.py``).
 """
-from ordrank.results.files import (atomic_path, partial_path, publish, read_table, read_timings,  # noqa: F401
-                                   split_timings, timings_path, write_error, write_table)
-from ordrank.results.sweeps import (Job, collect, duplicate_key_columns, expected_jobs, main,  # noqa: F401
-                                    sweep_jobs)
-from ordrank.results.tables import (COLUMNS, CORE, ERROR, FINISHED, KEYS, concat_tables,  # noqa: F401
-                                    curve_records, finalize, flatten_config, key_columns, protocol_keys,
-                                    summarize)
+from ordrank.results.files import (atomic_path, library_versions, partial_path, publish, read_table,
+                                   read_timings, split_timings, table_versions, timings_path, write_error,
+                                   write_table)
+from ordrank.results.sweeps import Job, collect, duplicate_key_columns, expected_jobs, main, sweep_jobs
+from ordrank.results.tables import (COLUMNS, CORE, ERROR, FINISHED, KEYS, concat_tables, curve_records, finalize,
+                                    flatten_config, key_columns, protocol_keys, summarize)
+
+__all__ = ["COLUMNS", "CORE", "ERROR", "FINISHED", "KEYS", "Job", "atomic_path", "collect", "concat_tables",
+           "curve_records", "duplicate_key_columns", "expected_jobs", "finalize", "flatten_config", "key_columns",
+           "library_versions", "main", "partial_path", "protocol_keys", "publish", "read_table", "read_timings",
+           "split_timings", "summarize", "sweep_jobs", "table_versions", "timings_path", "write_error", "write_table"]

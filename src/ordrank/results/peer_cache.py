@@ -17,8 +17,8 @@ A job reads it (read-only) and writes the peer pieces it ran to ``<job folder>/p
 (``from_cache`` says which came from the cache); ``python -m ordrank.results collect ... -o T``
 merges the computed ones into ``peer_cache.parquet`` beside T (:func:`merge`, atomically). The
 setting ``peers: cached`` (default) uses the cache; ``peers=rerun`` fits every peer again, logs
-any piece whose rows differ from the cache and refreshes it. ``python -m ordrank.results.prime``
-builds the caches from the committed tables (:mod:`ordrank.results.prime`).
+any piece whose rows differ from the cache and refreshes it. ``python experiments/prime_peer_cache.py``
+builds the caches from the committed tables.
 """
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ordrank.algorithms.pipelines import final_step
 from ordrank.results.files import read_table, write_table
-from ordrank.protocols.staged import final_step as _final
 
 log = logging.getLogger(__name__)
 CACHE_VERSION = 1      # part of every key: bump it when the protocol's code changes a piece's rows
@@ -47,7 +47,7 @@ def peer_package(learner) -> str | None:
 
     A learner is a peer when its final estimator's class lives outside ``ordrank`` (its top-level
     module), or when the class names the library it wraps in ``peer_package``."""
-    cls = type(_final(learner))
+    cls = type(final_step(learner))
     module = getattr(cls, "peer_package", None) or cls.__module__.split(".")[0]
     if module == "ordrank":
         return None
@@ -156,7 +156,7 @@ def _read(path: Path) -> pd.DataFrame:
     """The cache at ``path`` (its key and row columns), or a ValueError naming the file."""
     try:
         return read_table(path)[["cache_key", *ROW_COLUMNS]]
-    except Exception as error:  # noqa: BLE001 - any unreadable cache: one clear message
+    except Exception as error:  # any unreadable cache: one clear message
         raise ValueError(f"peer cache {path} cannot be read ({type(error).__name__}: {error}); restore it "
                          "(git checkout) or remove it, and its pieces are computed again") from error
 

@@ -1,7 +1,7 @@
 r"""Reduction-SVM (Li & Lin, NIPS 2006): the reduction to extended binary classification
 (:mod:`ordrank.algorithms.batch.extended_binary`, where :class:`OrdinalReduction`, the cost
-matrices and the tree and boosting reductions are; re-exported here) with an SVM on the extended
-kernel :math:`K((x, k), (x', k')) = K(x, x') + [k = k']`.
+matrices and the tree and boosting reductions are defined) with an SVM on the extended kernel
+:math:`K((x, k), (x', k')) = K(x, x') + [k = k']`.
 """
 from __future__ import annotations
 
@@ -13,14 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ordrank.algorithms.batch.extended_binary import (  # noqa: F401 - this module's public names
-    COSTS,
-    OrdinalReduction,
-    cost_matrix,
-    extended_examples,
-    reduction_boost,
-    reduction_tree,
-)
+from ordrank.algorithms.batch.extended_binary import COSTS, OrdinalReduction
 from ordrank.algorithms.qp import cache, smo_reduction
 from ordrank.features.kernels import KERNELS, finite_kernel_matrix
 

@@ -28,26 +28,30 @@ a ConvergenceWarning says when that envelope is empty (an inaccurate solution).
 The solver (the parts in :mod:`ordrank.algorithms.qp`; measurements and what was tried in
 docs/svor_solver.md):
 
-- ``solver="auto"`` (the default): SMO first, for at most about one interior point's cost in
-  pair steps; where it has not converged by then (large C), the interior point. Either way the
-  same optimum within ``tol`` (``solver_`` says which); from n = 1000 no slower than the
-  authors' C code in benchmarks/bench_model_selection.py.
+- ``solver="auto"`` (the default, and the sweeps' setting): SMO first, for at most about one
+  interior point's cost in pair steps; where it has not converged by then (C times the kernel's
+  scale large), the interior point. Either way the same optimum within ``tol`` (``solver_``
+  says which); from n = 1000 no slower than the authors' C code in
+  benchmarks/bench_model_selection.py.
 - ``solver="SMO"``: sequential minimal optimization, two variables per step, compiled with numba
-  (:mod:`~ordrank.algorithms.qp.smo`); no QP solver, no working set. The authors' kind of solver
-  (their C code takes the maximal violating pair, this one the second-order pair); its steps grow
-  with C.
-- ``solver="IPM"`` (the sweeps' setting, conf/algorithm/svorim.yaml): a primal-dual interior
-  point written for this dual (:mod:`~ordrank.algorithms.qp.ipm`): one n × n Cholesky
-  factorization per Newton step, whatever C; Clarabel's full solve where it stops short.
-- ``solver="CLARABEL"`` (or OSQP): the whole dual as one cvxpy problem, C a ``cp.Parameter``,
-  kept compiled in :mod:`~ordrank.algorithms.qp.cache` (keyed on the training rows and ranks and
-  on everything else that shapes it: the estimator's class, k, kernel and its parameters,
-  variant, ``diagonal_jitter`` and solver), so a grid over C compiles once per training set; the
-  kernel term exact or through a pivoted-Cholesky factor :math:`K \approx LL^\top`
-  (:mod:`~ordrank.algorithms.qp.factor`; ``kernel_rank_``). With ``working_set=True`` (or
-  "auto": implicit constraints from ``WS_MIN_N`` rows) a chain of small restricted problems,
-  KKT-checked on every variable (:mod:`~ordrank.algorithms.qp.working_set`); the full problem
-  where it does not get there in its rounds.
+  (:mod:`~ordrank.algorithms.qp.smo`); no QP solver. The authors' kind of solver (their C code
+  takes the maximal violating pair, this one the second-order pair); its steps grow with C times
+  the kernel's scale, and at ``max_iter`` it returns its point with status "max_iter".
+- ``solver="IPM"``: a primal-dual interior point written for this dual
+  (:mod:`~ordrank.algorithms.qp.ipm`): one n × n Cholesky factorization per Newton step,
+  whatever C; Clarabel's full solve where it stops short (its limit or a failed factorization).
+- ``solver="CLARABEL"``: the whole dual as one cvxpy problem (the reference the tests use), C a
+  ``cp.Parameter``, kept compiled in :mod:`~ordrank.algorithms.qp.cache` (keyed on the training
+  rows and ranks and on everything else that shapes it: the estimator's class, k, kernel and its
+  parameters, variant and ``diagonal_jitter``), so a grid over C compiles once per training set;
+  the kernel term exact or through a pivoted-Cholesky factor :math:`K \approx LL^\top`
+  (:mod:`~ordrank.algorithms.qp.factor`; ``kernel_rank_``).
+
+Every fit reports the duality gap of its point (``duality_gap_``,
+:func:`~ordrank.algorithms.qp.kkt.duality_gap`): the primal objective of (β, ``thresholds_``)
+plus the dual objective, computed from g alone; ``objective_`` is within it of the optimum.
+``status_`` is "optimal" only where the solver met its rule and that gap is not far; a solver
+stopped at its iteration limit never says "optimal" (``status_``, below; docs/svor_solver.md).
 """
 from __future__ import annotations
 
@@ -61,14 +65,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ordrank.algorithms._ordinal import FitFailed, OrdinalEstimator
-from ordrank.algorithms.batch.svor_dual import (Dual, Gram, Maps, compiled, jittered,  # noqa: F401
+from ordrank.algorithms.batch.svor_dual import (Dual, Gram, compiled, short_of_optimum,
                                                 solve_structured)
-from ordrank.algorithms.qp.kkt import kkt_thresholds
+from ordrank.algorithms.qp.kkt import duality_gap, far_from_optimum, kkt_thresholds
 from ordrank.algorithms.qp.options import ACCEPTED, solver_options
-from ordrank.algorithms.qp.working_set import working_set_explicit, working_set_implicit
 from ordrank.features.kernels import KERNELS, finite_kernel_matrix
-
-WS_MIN_N = 1000  # working_set="auto" from this many training rows (implicit constraints)
 
 
 class SVOR(OrdinalEstimator):
@@ -93,28 +94,22 @@ class SVOR(OrdinalEstimator):
         Degree of poly.
     coef0 : float, default=1.0
         Constant of poly.
-    solver : {"auto", "CLARABEL", "OSQP", "IPM", "SMO"}, default="auto"
+    solver : {"auto", "SMO", "IPM", "CLARABEL"}, default="auto"
         "SMO": sequential minimal optimization, compiled with numba
         (:mod:`ordrank.algorithms.qp.smo`; the authors' kind of solver), fastest where most
         variables end at a bound (small C).
         "IPM": an interior point for this dual's structure (:mod:`ordrank.algorithms.qp.ipm`),
         whose cost does not grow with C. "auto": SMO for about one IPM's cost in pair steps
         (:func:`~ordrank.algorithms.batch.svor_dual.smo_budget`), then the IPM; ``max_iter`` is
-        the IPM's. "CLARABEL" / "OSQP": the cvxpy problem (with ``working_set``); OSQP (ADMM)
-        is looser at the same ``tol`` and not faster here. Timings: docs/svor_solver.md.
+        the IPM's. "CLARABEL": the cvxpy problem, the reference. Timings: docs/svor_solver.md.
     tol : float, default=1e-3
         Accuracy. Clarabel: ``tol_gap_abs = tol_gap_rel = tol/100``, ``tol_feas = tol_ktratio =
-        tol``; OSQP: ``eps_abs = eps_rel = tol``; IPM: balance within tol/100, dual residual
-        within tol/10, gap as Clarabel's; SMO: no allowed pair's KKT bounds on a threshold
-        cross by more than ``2 tol`` (the C code's ``tol``).
+        tol``; IPM: balance within tol/100, dual residual within tol/10, gap as Clarabel's; SMO:
+        no allowed pair's KKT bounds on a threshold cross by more than ``2 tol`` (the C code's
+        ``tol``).
     max_iter : int or None, default=None
         The solver's iteration limit (None: its default; IPM's is 100 Newton steps; SMO's is
-        LIBSVM's, max(10⁷, 100·m) pair steps for m dual variables).
-    working_set : bool or "auto", default="auto"
-        With CLARABEL or OSQP: solve by a sequence of restricted problems, KKT-checked on
-        every variable (see the module docstring): the same optimum, faster from n = 1000 with
-        implicit constraints, slower with explicit ones. "auto": implicit constraints from
-        ``WS_MIN_N`` training rows, else the full solve. False: the one full problem.
+        LIBSVM's, max(10⁷, 100·m) pair steps for m dual variables; Clarabel's 200).
     diagonal_jitter : float, default=0.0
         :math:`\varepsilon \ge 0` added to the diagonal of the training Gram matrix, as the
         authors' C code does with :math:`\varepsilon = 0.001` (``Calc_Kernel`` in
@@ -138,22 +133,29 @@ class SVOR(OrdinalEstimator):
     X_fit_ : ndarray of shape (n_samples, n_features)
         The training rows.
     status_ : str
-        The solver's status: "optimal", or "optimal_inaccurate" (accepted, with a
-        ConvergenceWarning); any other status raises :class:`FitFailed`.
+        "optimal": the solver met its stopping rule (``tol``) and ``duality_gap_`` is not far
+        (:func:`~ordrank.algorithms.qp.kkt.far_from_optimum`). Else a ConvergenceWarning names
+        the gap and the fix, and: "max_iter": SMO stopped at its iteration limit (its point
+        returned; the warning also names its KKT violation and steps); "inaccurate": the
+        solver met its rule but the gap is far (a kernel of a large scale times C: the dual's
+        rounding moves the scores :math:`K\beta`); "optimal_inaccurate": Clarabel stopped at
+        its reduced accuracy, the gap not far. The IPM never returns a point short of its rule
+        (Clarabel's full solve instead, ``solver_`` "CLARABEL"); Clarabel at its limit
+        ("user_limit": cvxpy gives no point) or any other status raises :class:`FitFailed`.
     n_iter_ : int or None
         The iteration count of the solver that found the solution, ``solver_``.
     solver_ : str
-        That solver: "SMO", "IPM", "CLARABEL" (also where the IPM stopped short) or "OSQP".
+        That solver: "SMO", "IPM" or "CLARABEL" (also where the IPM stopped short).
     objective_ : float
         The dual objective :math:`\tfrac12\beta^\top K\beta - \sum g` at the solution (minus the
         primal optimum); with the factor, :math:`K` there is :math:`LL^\top`.
+    duality_gap_ : float
+        The primal objective of (β, ``thresholds_``) plus the dual objective at g, with the
+        exact kernel (:func:`~ordrank.algorithms.qp.kkt.duality_gap`): ``objective_`` is at most
+        this far above the optimum (≥ 0 up to the solver's feasibility tolerance).
     kernel_rank_ : int or None
         The rank r of the factor :math:`K \approx LL^\top` in the quadratic term, or None where
         the exact :math:`n \times n` kernel was used (see :mod:`ordrank.algorithms.qp.factor`).
-    n_rounds_ : int
-        Restricted problems solved after the working-set solve's first pass; 0 for the full solve.
-    working_set_size_ : int
-        The most examples in a restricted problem's kernel block; n_samples for the full solve.
     """
 
     _parameter_constraints: dict = {
@@ -163,16 +165,14 @@ class SVOR(OrdinalEstimator):
         "gamma": [Interval(Real, 0, None, closed="neither")],
         "degree": [Interval(Integral, 1, None, closed="left")],
         "coef0": [Interval(Real, None, None, closed="neither")],
-        "solver": [StrOptions({"auto", "CLARABEL", "OSQP", "SMO", "IPM"})],
+        "solver": [StrOptions({"auto", "CLARABEL", "SMO", "IPM"})],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
-        "working_set": ["boolean", StrOptions({"auto"})],
         "diagonal_jitter": [Interval(Real, 0, None, closed="left")],
     }
 
     def __init__(self, constraints="implicit", *, C=1.0, kernel="rbf", gamma=1.0, degree=2,
-                 coef0=1.0, solver="auto", tol=1e-3, max_iter=None, working_set="auto",
-                 diagonal_jitter=0.0):
+                 coef0=1.0, solver="auto", tol=1e-3, max_iter=None, diagonal_jitter=0.0):
         self.constraints = constraints
         self.C = C
         self.kernel = kernel
@@ -182,7 +182,6 @@ class SVOR(OrdinalEstimator):
         self.solver = solver
         self.tol = tol
         self.max_iter = max_iter
-        self.working_set = working_set
         self.diagonal_jitter = diagonal_jitter
 
     def _gram(self, X, Y=None):
@@ -216,75 +215,58 @@ class SVOR(OrdinalEstimator):
         key = self._cache_key(k)
         what = (f"SVOR(constraints={self.constraints!r}, C={self.C}, kernel={self.kernel!r}, "
                 f"gamma={self.gamma}) with {self.solver}")
-        solved = None
-        def gram_of(cache_key):  # K, K_qp and the index maps, cached (SMO, working set)
-            return compiled(X, ranks, cache_key, lambda: Gram(*self._kernels(X), ranks, k,
-                                                              self.constraints,
-                                                              float(self.diagonal_jitter)))
-
-        if self.solver in ("SMO", "IPM", "auto"):
-            gram = gram_of(key)
-            found = solve_structured(self.solver, gram, float(self.C), self.tol, self.max_iter)
-            if found is not None:  # else the IPM stopped short: Clarabel's full solve below
-                *found, self.solver_ = found
-                solved = (*found, 0, len(X))
-        elif self.working_set is True or (self.working_set == "auto" and len(X) >= WS_MIN_N
-                                          and self.constraints == "implicit"):
-            gram = gram_of((*key, "working set"))
-            args = (gram, float(self.C), self.tol, self.solver, self.max_iter)
-            self.solver_ = self.solver
-            try:
-                solved = (working_set_implicit(*args) if self.constraints == "implicit" else
-                          working_set_explicit(*args))
-            except cp.error.SolverError:  # then the full problem, which raises FitFailed
-                solved = None
-        if solved is not None:
-            g, nu, status, self.n_iter_, self.n_rounds_, self.working_set_size_ = solved
+        solved = violation = None
+        if self.solver != "CLARABEL":  # K, K_qp and the index maps, cached
+            gram = compiled(X, ranks, key, lambda: Gram(*self._kernels(X), ranks, k,
+                                                        self.constraints,
+                                                        float(self.diagonal_jitter)))
+            solved = solve_structured(self.solver, gram, float(self.C), self.tol, self.max_iter)
+        if solved is not None:  # else CLARABEL, or the IPM stopped short: Clarabel's full solve
+            g, nu, status, self.n_iter_, self.solver_, violation = solved
             maps, K = gram.maps, gram.K
             beta = maps.beta(g)
             self.objective_ = float(0.5 * beta @ gram.K_qp @ beta - g.sum())
             self.kernel_rank_ = None
         else:
-            full_key = (*key[:-1], self._cvxpy_solver())  # key itself for CLARABEL / OSQP
-            maps = compiled(X, ranks, full_key, lambda: self._build(X, ranks, k))
+            maps = compiled(X, ranks, (*key[:-1], "CLARABEL"), lambda: self._build(X, ranks, k))
             g, nu, status = self._solve_full(maps, what)
-            K, self.n_rounds_, self.working_set_size_ = maps.K, 0, len(X)
-            self.kernel_rank_ = maps.rank
-        self.status_ = status
-        if status != "optimal":
-            warnings.warn(f"{what}: status={status}", ConvergenceWarning, stacklevel=2)
+            K, self.kernel_rank_ = maps.K, maps.rank
         self.dual_coef_ = maps.beta(g)
         self.X_fit_ = X
         f = K @ self.dual_coef_
         self.thresholds_, consistent = kkt_thresholds(f, maps, g, self.C, nu, slack=10 * self.tol)
+        self.duality_gap_ = duality_gap(f, self.dual_coef_, maps, g, self.C, self.thresholds_)
+        far = far_from_optimum(self.duality_gap_, self.objective_, self.tol, self.C, len(g))
+        self.status_ = "inaccurate" if far and status != "max_iter" else status
+        if self.status_ != "optimal":
+            warnings.warn(short_of_optimum(self, what, violation, K), ConvergenceWarning,
+                          stacklevel=2)
         if not consistent:
             warnings.warn(f"{what}: the KKT intervals of the thresholds are not ordered (an "
                           "inaccurate solution); thresholds forced into order",
                           ConvergenceWarning, stacklevel=2)
         return self
 
-    def _cvxpy_solver(self):
-        """CLARABEL / OSQP as asked; else Clarabel (where the IPM stopped short of the optimum)."""
-        return self.solver if self.solver in ("CLARABEL", "OSQP") else "CLARABEL"
-
     def _solve_full(self, dual: Dual, what):
-        """The one full problem (cached, C a parameter): (g, ν, status); sets n_iter_ and
-        objective_."""
+        """The one full problem by Clarabel (cached, C a parameter): (g, ν, status); sets
+        n_iter_, solver_ and objective_."""
+        max_iter = self.max_iter if self.solver == "CLARABEL" else None  # else Clarabel's own
         with dual.lock:
             dual.C.value = float(self.C)
-            solver = self._cvxpy_solver()
-            max_iter = self.max_iter if solver == self.solver else None
             try:
-                dual.problem.solve(solver=solver, **solver_options(
-                    solver, self.tol, max_iter, dual.rank is not None))
+                dual.problem.solve(solver="CLARABEL", **solver_options(
+                    "CLARABEL", self.tol, max_iter, dual.rank is not None))
             except cp.error.SolverError as exc:
                 raise FitFailed(f"{what} failed: status=solver_error ({exc})") from exc
             status = dual.problem.status
             if status not in ACCEPTED or dual.g.value is None:
-                raise FitFailed(f"{what} did not reach an optimum: status={status}")
+                limit = (f" (Clarabel stopped at its iteration limit, max_iter={max_iter or 200},"
+                         " where cvxpy returns no point: raise max_iter or use solver='auto')"
+                         if status == "user_limit" else "")
+                raise FitFailed(f"{what} did not reach an optimum: status={status}{limit}")
             g = np.clip(dual.g.value, 0.0, self.C)
             nu = None if dual.nu is None else dual.nu.value
-            self.n_iter_, self.solver_ = dual.problem.solver_stats.num_iters, solver
+            self.n_iter_, self.solver_ = dual.problem.solver_stats.num_iters, "CLARABEL"
             self.objective_ = float(dual.problem.value)
         return g, nu, status
 

@@ -1,10 +1,12 @@
 r"""SVOR's dual, its pieces: the index maps of the dual variables :math:`g_{ij}`, the dual as one
-cvxpy problem (C a ``cp.Parameter``, the kernel term exact or through a low-rank factor), and what
-the working-set solver keeps of a training set. The estimator and the math: :mod:`ordrank.algorithms.batch.svor`.
+cvxpy problem (C a ``cp.Parameter``, the kernel term exact or through a low-rank factor), what SMO
+and the interior point keep of a training set, the solve by either, and the warning of a fit short
+of the optimum. The estimator and the math: :mod:`ordrank.algorithms.batch.svor`.
 """
 from __future__ import annotations
 
 import threading
+from typing import NamedTuple
 
 import cvxpy as cp
 import numpy as np
@@ -78,7 +80,8 @@ def compiled(X, ranks, key_params, build):
 
 
 class Gram:
-    """What the working-set solve keeps of one training set: the index maps, K and K_qp."""
+    """What SMO and the interior point keep of one training set: the index maps, K (the training
+    scores' kernel) and K_qp (the quadratic term's), both with the jitter."""
 
     def __init__(self, K, K_qp, ranks, k, constraints, jitter=0.0):
         self.maps = Maps(ranks, k, constraints)
@@ -94,19 +97,52 @@ def smo_budget(n):
     return 3000 + n * n // 150
 
 
-def solve_structured(solver, gram, C, tol, max_iter):
+class Solved(NamedTuple):
+    """A structured solve: g, ν, the status ("optimal", or "max_iter" where SMO stopped at its
+    iteration limit), the iterations, the solver that ran and, for SMO, its KKT violation at g
+    (the largest :math:`e_b - e_a` of an allowed pair; converged: ≤ 2 tol)."""
+    g: np.ndarray
+    nu: np.ndarray | None
+    status: str
+    n_iter: int
+    solver: str
+    violation: float | None = None
+
+
+def solve_structured(solver, gram, C, tol, max_iter) -> Solved | None:
     """The dual of ``gram`` (a :class:`Gram`) by "SMO", "IPM" or "auto": SMO for at most
     :func:`smo_budget` steps, the IPM (with ``max_iter``) where SMO has not converged by then.
 
-    Returns ``(g, nu, status, iterations, solver used)``, or None where the IPM stops short (the
-    caller then solves the full problem with Clarabel)."""
+    None where the IPM stops short (its limit, or a factorization that fails): the caller then
+    solves the full problem with Clarabel. SMO at its own limit returns its point, status
+    "max_iter"."""
     if solver == "auto":
-        g, nu, steps, converged = smo_solve(gram.K_qp, gram.maps, C, tol, smo_budget(len(gram.K)))
+        g, nu, steps, converged, violation = smo_solve(gram.K_qp, gram.maps, C, tol,
+                                                       smo_budget(len(gram.K)))
         if converged:
-            return g, nu, "optimal", steps, "SMO"
+            return Solved(g, nu, "optimal", steps, "SMO", violation)
         solver = "IPM"
     if solver == "SMO":
-        g, nu, steps, converged = smo_solve(gram.K_qp, gram.maps, C, tol, max_iter)
-        return g, nu, "optimal" if converged else "optimal_inaccurate", steps, "SMO"
+        g, nu, steps, converged, violation = smo_solve(gram.K_qp, gram.maps, C, tol, max_iter)
+        return Solved(g, nu, "optimal" if converged else "max_iter", steps, "SMO", violation)
     g, nu, steps, converged = ipm_solve(gram.K_qp, gram.maps, C, tol, max_iter)
-    return (g, nu, "optimal", steps, "IPM") if converged else None
+    return Solved(g, nu, "optimal", steps, "IPM") if converged else None
+
+
+def short_of_optimum(model, what, violation, K):
+    """The ConvergenceWarning of a fitted :class:`~ordrank.algorithms.batch.svor.SVOR` whose
+    ``status_`` is not "optimal": why, how far (its duality gap) and the fix."""
+    gap = (f"duality gap {model.duality_gap_:.3g}: the objective {model.objective_:.6g} (and "
+           "the primal objective of the fitted scores and thresholds) at most that far from "
+           "the optimum")
+    scale = f"C = {model.C:g} times the kernel's scale (largest K(x, x) {np.max(np.diag(K)):.3g})"
+    if model.status_ == "optimal_inaccurate":  # Clarabel's reduced accuracy, yet close
+        return f"{what}: status=optimal_inaccurate ({gap})"
+    if model.status_ == "inaccurate":
+        return (f"{what}: status=inaccurate: {model.solver_} met its stopping rule, but its "
+                f"point is far from the optimum, {gap}; {scale} is large: scale the features "
+                "or lower C (or tol)")
+    return (f"{what}: status=max_iter: SMO stopped at its iteration limit after {model.n_iter_} "
+            f"pair steps, short of the optimum: KKT violation {violation:.3g} (converged: at most "
+            f"2·tol = {2 * model.tol:g}), {gap}. Use solver='auto' or 'IPM', or scale the "
+            f"features or lower C: SMO's steps grow with {scale}")

@@ -5,8 +5,7 @@ linear RankSVM cutting plane's model QP.
 - :mod:`.factor`: the kernel term, exact (PSD-wrapped) or through a pivoted-Cholesky factor;
 - :mod:`.options`: each solver's settings for an accuracy ``tol``, the accepted statuses;
 - :mod:`.clarabel_qp`: the box QP in Clarabel's standard form (or in cvxpy), :func:`solve_box_qp`;
-- :mod:`.kkt`: bound sides, KKT thresholds and violations of a thresholded dual;
-- :mod:`.working_set`: the exact optimum by a chain of small restricted problems.
+- :mod:`.kkt`: bound sides, KKT thresholds and the duality gap of a thresholded dual;
 - :mod:`.ipm`: a primal-dual interior point for SVOR's dual, one n × n Cholesky factor per step;
 - :mod:`.smo`: sequential minimal optimization of SVOR's dual (numba), no QP solver;
 - :mod:`.simplex`: the cutting plane's model QP over simplices (RankSVM), an exact active set;

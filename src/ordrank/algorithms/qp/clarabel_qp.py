@@ -10,8 +10,10 @@ with one variable :math:`g_m` per (example, threshold) of SVOR or per preference
 being the thresholds; none for RankSVM), :math:`D` the SVOREX ordering terms
 :math:`(D\nu)_j = \nu_{j-1} - \nu_j` (``ordered``), :math:`C = \infty` for no upper bound and
 :math:`\rho > 0` for a squared hinge. ``L`` replaces :math:`K` by the factor :math:`LL^\top`
-(:mod:`.factor`). The working set's restricted problems are of this kind, the fixed variables
-entering through :math:`\ell`, :math:`\beta^{fixed}` and :math:`\text{sums}^{fixed}`.
+(:mod:`.factor`). The fixed part (:math:`\ell`, :math:`\beta^{fixed}`,
+:math:`\text{sums}^{fixed}`: variables held fixed outside the problem), the balance rows and
+:math:`D` served SVOR's working set (removed); the kernel RankSVM's dual, the one caller now,
+passes zeros and no balance rows.
 
 :func:`solve_box_qp` is the one entry point: Clarabel in its standard form
 (:func:`clarabel_box_qp`, no compilation) for ``solver="CLARABEL"``, else cvxpy
@@ -98,9 +100,9 @@ def clarabel_box_qp(qp: BoxQP, solver, opts):
     G = Z((m, m)) if not qp.ridge else qp.ridge * sp.identity(m, format="csc")
     Kb = sp.triu(dense_csc(qp.K)) if L is None else Z((e, e))
     P = sp.block_diag([G, Kb, Z((r, r))] + ([sp.identity(p)] if p else []), format="csc")
-    I = sp.identity(m, format="csc")
-    blocks = [[S, -sp.identity(e)]] + ([[T, None]] if t else []) + [[-I, None]]
-    blocks += [[I, None]] if bounded else []
+    eye = sp.identity(m, format="csc")
+    blocks = [[S, -sp.identity(e)]] + ([[T, None]] if t else []) + [[-eye, None]]
+    blocks += [[eye, None]] if bounded else []
     if r:
         blocks = [row + [None] for row in blocks] + [[None, None, -sp.identity(r)]]
         blocks[1][2] = -ordering(t + 1)

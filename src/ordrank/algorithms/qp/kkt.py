@@ -1,5 +1,5 @@
 r"""KKT conditions of the thresholded box QP: which variables sit at a bound, the thresholds they
-imply, and how far a point is from optimal.
+imply, and how far a point is from optimal (the duality gap).
 
 The variables are indexed by ``maps`` (SVOR's :class:`~ordrank.algorithms.batch.svor_dual.Maps`:
 example ``i``, threshold ``j`` (1-based), label ``s`` = ±1, ``k`` − 1 thresholds). With
@@ -11,6 +11,8 @@ counts as at it.
 from __future__ import annotations
 
 import numpy as np
+
+FAR = 1e-2  # a duality gap above this share of |objective| (and see far_from_optimum): far
 
 
 def at_bounds(g, C, free_tol=1e-3):
@@ -61,42 +63,23 @@ def kkt_thresholds(f, maps, g, C, nu=None, free_tol=1e-3, slack=1e-2):
     return b, bool(np.all(env_lo <= env_up + slack))
 
 
-def margins(f, maps, g, C, nu, tol):
-    r"""KKT check at g: thresholds b (:func:`kkt_thresholds`), each variable's margin
-    :math:`s_{ij}(f_i - b_j)` (1 where free), its violation (how far the margin is on the wrong
-    side of 1 for g at 0 or C, off 1 for a free g) and which variables are free."""
-    b, _ = kkt_thresholds(f, maps, g, C, nu, slack=10 * tol)
-    margin = maps.s * (f[maps.i] - b[maps.j - 1])
-    at0, atC = at_bounds(g, C)
-    violation = np.where(at0, 1 - margin, np.where(atC, margin - 1, np.abs(margin - 1)))
-    return margin, np.maximum(violation, 0), ~(at0 | atC)
+def duality_gap(f, beta, maps, g, C, b):
+    r"""The primal objective of :math:`(\beta, b)` plus the dual objective at g: with the
+    training scores :math:`f = K\beta`,
+
+    .. math:: \bigl(\tfrac12\beta^\top f + C\textstyle\sum \max(0, 1 - s_{ij}(f_i - b_j))\bigr)
+              + \bigl(\tfrac12\beta^\top f - \textstyle\sum g_{ij}\bigr),
+
+    the sum over the kept constraints. For a feasible g and ordered b it is ≥ 0 and bounds how
+    far the dual objective is above its optimum (and the primal objective of (β, b) above its
+    own): a certificate computed from the returned point alone."""
+    hinge = np.maximum(0.0, 1.0 - maps.s * (f[maps.i] - b[maps.j - 1]))
+    return float(beta @ f - g.sum() + C * hinge.sum())
 
 
-def threshold_bounds(f, maps, g, C):
-    r"""SVORIM's optimality check at a feasible g (no ν, so the thresholds decouple). With
-    :math:`e_{ij} = f_i - s_{ij}`, the variables at a bound or free put :math:`b_j \ge e_{ij}`
-    ("lower": :math:`g = 0, s = -1`; :math:`g = C, s = +1`; free) or :math:`b_j \le e_{ij}`
-    ("upper": the other two; free): g is optimal iff for every j the largest lower bound is at most
-    the smallest upper bound. Returns (e, lower, upper, those two bounds per threshold)."""
-    e = f[maps.i] - maps.s
-    lower, upper, free = bound_sides(g, maps.s, C)
-    lower, upper = lower | free, upper | free
-    lo, up = np.full(maps.k - 1, -np.inf), np.full(maps.k - 1, np.inf)
-    np.maximum.at(lo, maps.j[lower] - 1, e[lower])
-    np.minimum.at(up, maps.j[upper] - 1, e[upper])
-    return e, lower, upper, lo, up
-
-
-def most_violating(maps, e, lower, upper, lo, up, tol, per_side):
-    """For each threshold whose bounds cross by more than 2·tol, the ``per_side`` lower-set
-    variables with the largest e and the upper-set ones with the smallest e among those that
-    violate (the maximal violating pairs of SMO's working-set selection)."""
-    chosen, jj = np.zeros(len(e), bool), maps.j - 1
-    for j in np.flatnonzero(lo - up > 2 * tol):
-        low = np.flatnonzero(lower & (jj == j) & (e > up[j] + tol))
-        high = np.flatnonzero(upper & (jj == j) & (e < lo[j] - tol))
-        chosen[low[np.argsort(-e[low], kind="stable")[:per_side]]] = True
-        chosen[high[np.argsort(e[high], kind="stable")[:per_side]]] = True
-    return chosen
-
-
+def far_from_optimum(gap, objective, tol, C, m):
+    """Whether a point with duality gap ``gap`` is far from the optimum: above ``FAR`` of
+    max(1, |objective|), and above 10 tol · C · m. Each of the m variables adds at most C times
+    how far its margin misses its KKT condition to the gap (SVOREX adds ν's ordering terms), so
+    a point whose every margin is within 10 tol (a KKT-converged SMO point: 2 tol) is not far."""
+    return gap > FAR * max(1.0, abs(objective)) and gap > 10 * tol * C * m

@@ -18,9 +18,10 @@ singular (G_FF has a null direction on the constraints' null space) the step fol
 
 From the last optimum a round adds a few cuts and the optimum moves a little: about 16 steps
 (half of them freeing a cut, half reaching a bound) on systems of a few dozen rows, compiled with
-numba, against an interior point's full solve each round (Clarabel, about 5 ms on 200 cuts). :func:`simplex_qp` returns None when it does not get there within
-``max_iter`` steps or the objective goes up (rounding on a nearly singular system); the caller then
-solves the problem from scratch (Clarabel).
+numba, against an interior point's full solve each round (Clarabel, about 5 ms on 200 cuts).
+:func:`simplex_qp` returns None when it does not get there within ``max_iter`` steps or the
+objective goes up (rounding on a nearly singular system); the caller then solves the problem from
+scratch (Clarabel).
 """
 from __future__ import annotations
 

@@ -25,7 +25,13 @@ A step moves two variables a (threshold :math:`j_a`) and b (:math:`j_b`) along
 :math:`\beta_{i_b}` (the "low" set; lower bounds). The pair: b with the largest e of the most
 violating allowed (threshold, threshold) combination, then a by the second-order rule of Fan,
 Chen & Lin (JMLR 6, 2005), the largest :math:`(e_b - e_a)^2/\eta`; stop once no allowed pair has
-:math:`e_b - e_a > 2\,tol` (Keerthi et al.'s criterion, the ``tol`` of the authors' C code).
+:math:`e_b - e_a > 2\,tol` (Keerthi et al.'s criterion, the ``tol`` of the authors' C code), or
+at ``max_iter`` steps with that largest :math:`e_b - e_a` (the KKT violation) returned.
+
+The steps grow with C times the kernel's scale (scaling K by :math:`\sigma^2` is the problem at
+:math:`C\sigma^2` with the same f and e, the objective divided by :math:`\sigma^2`): where the
+optimum holds many variables at C, a pair step moves g by about violation / η, and a
+variable's way to C takes many of them.
 """
 from __future__ import annotations
 
@@ -71,7 +77,8 @@ def smo(K, i_of, j_of, s, k, C, tol, max_iter, explicit):
     registers. Ties are broken as a scan in the given order would (the first variable wins), so
     the steps, and g, do not depend on the layout.
 
-    Returns ``(g, P, iterations, converged)``: P the partial sums (ν = −P[:k−2])."""
+    Returns ``(g, P, iterations, converged, violation)``: P the partial sums (ν = −P[:k−2]),
+    violation the largest :math:`e_b - e_a` of an allowed pair at g (converged: ≤ 2 tol)."""
     n, m = K.shape[0], len(i_of)
     order = np.argsort(j_of, kind="mergesort")  # position t holds variable order[t]
     where = np.empty(m, np.int64)  # variable v sits at position where[v]
@@ -83,7 +90,8 @@ def smo(K, i_of, j_of, s, k, C, tol, max_iter, explicit):
     up_min, up_arg = np.empty(k - 1), np.empty(k - 1, np.int64)
     low_max, low_arg = np.empty(k - 1), np.empty(k - 1, np.int64)
     eps = 1e-12 * C
-    for it in range(max_iter):
+    it = 0
+    while True:
         # first order: per threshold, the smallest e of the up set, the largest of the low set
         for j in range(k - 1):
             um, ua, lm, la = np.inf, -1, -np.inf, -1
@@ -110,8 +118,8 @@ def smo(K, i_of, j_of, s, k, C, tol, max_iter, explicit):
             for j1 in range(k - 1):
                 if ok[j1] and up_arg[j1] >= 0 and low_max[j2] - up_min[j1] > gap:
                     gap, jb = low_max[j2] - up_min[j1], j2
-        if gap <= 2 * tol:
-            return g[where], P, it, True
+        if gap <= 2 * tol or it == max_iter:  # the KKT violation at the point returned
+            return g[where], P, it, gap <= 2 * tol, max(gap, 0.0)
         # second order: a among the allowed up-set variables with e_a < e_b, met in the given
         # order (implicit: only b's threshold is allowed, its block; explicit: every variable)
         b = low_arg[jb]
@@ -145,20 +153,21 @@ def smo(K, i_of, j_of, s, k, C, tol, max_iter, explicit):
         if ia != ib:
             for r in range(n):
                 f[r] += delta * (K[ia, r] - K[ib, r])  # K symmetric: rows
-    return g[where], P, max_iter, False
+        it += 1
 
 
 def smo_solve(K, maps, C, tol, max_iter=None):
     """:func:`smo` on the variables of ``maps`` (SVOR's
     :class:`~ordrank.algorithms.batch.svor_dual.Maps`) with the kernel K of the quadratic term.
 
-    Returns ``(g, nu, iterations, converged)``; nu is None for implicit constraints. The default
+    Returns ``(g, nu, iterations, converged, violation)``; nu is None for implicit constraints,
+    violation the KKT violation at g in the units of ``tol`` (converged: ≤ 2 tol). The default
     ``max_iter`` is LIBSVM's, max(10⁷, 100·m)."""
     m, explicit = len(maps.i), maps.constraints == "explicit"
     max_iter = max(10**7, 100 * m) if max_iter is None else int(max_iter)
-    g, P, iterations, converged = smo(
+    g, P, iterations, converged, violation = smo(
         np.ascontiguousarray(K, dtype=np.float64), maps.i.astype(np.int64),
         (maps.j - 1).astype(np.int64), maps.s.astype(np.float64), int(maps.k), float(C),
         float(tol), max_iter, explicit)
     nu = np.maximum(-P[: maps.k - 2], 0.0) if explicit and maps.k > 2 else None
-    return g, nu, iterations, converged
+    return g, nu, iterations, converged, violation

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ordrank.metrics.ranking import _ndcg, dcg_discounts, gains_and_ideal_dcg
+from ordrank.metrics.ranking import dcg_discounts, gains_and_ideal_dcg, ndcg_unchecked
 
 
 class MatrixLoss:
@@ -71,8 +71,8 @@ class NDCGLoss:
 
     def __call__(self, positions, relevance) -> np.ndarray:
         """1 − NDCG, unchecked: positions come from a space's pred, relevance from a checked fit."""
-        return 1.0 - _ndcg(np.atleast_2d(positions),
-                           np.atleast_2d(np.asarray(relevance, dtype=np.float64)))
+        return 1.0 - ndcg_unchecked(np.atleast_2d(positions),
+                                    np.atleast_2d(np.asarray(relevance, dtype=np.float64)))
 
     def position_gains(self, relevance) -> np.ndarray:
         """G of shape (n, m, m): G[q, i, j−1] = g_i / (Z(y) log2(1 + j)), 0 for an all-zero row."""

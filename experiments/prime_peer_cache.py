@@ -1,4 +1,4 @@
-"""Prime the peer caches from the committed tables: ``python -m ordrank.results.prime [EXPERIMENT ...]``.
+"""Prime the peer caches from the committed tables: ``python experiments/prime_peer_cache.py [EXPERIMENT ...]``.
 
 For each experiment (default: every one below), each block of its committed table (a data set and
 its bins for the batch sweeps; the whole table for LETOR) is composed as its jobs are and its data
@@ -25,7 +25,7 @@ import pandas as pd
 from ordrank.metrics.ordinal import SCORINGS
 from ordrank.results.peer_cache import FILE, ROW_COLUMNS, cache_table, peer_package
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[1]
 # experiment -> (its config under conf/experiment, its committed table, the block columns -> overrides)
 SWEEP_BLOCK = {"dataset": "dataset.name", "bins": "dataset.bins"}
 EXPERIMENTS = {
@@ -112,7 +112,7 @@ def prime(experiment: str, results: Path, data_dir: str, conf: Path = REPO / "co
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ordrank.results.prime", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python experiments/prime_peer_cache.py", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     cmd = parser
     cmd.add_argument("experiments", nargs="*", default=list(EXPERIMENTS), metavar="EXPERIMENT",
