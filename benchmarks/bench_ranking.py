@@ -10,10 +10,12 @@ both objectives computed on the explicit pairs; RankNet-linear (σ = 1, α = 1e-
 ≤ 1 s and ≥ 10× faster than LinearSVC; RankNet-linear ≤ 5 s.
 
 (b) synthetic LETOR-like data: 2,000 queries × 100 documents × 136 features (Gaussian), relevance 0..4
-from a noisy linear score cut at per-query quintiles; 8 million preference pairs, never built. Each learner is fitted in its own subprocess (data generated there too), which
-reports its fit time and peak resident memory (``resource.getrusage(RUSAGE_SELF).ru_maxrss``) at
-the end of the fit ("peak GB", data included) and before it ("data GB": the data's generation). Targets: RankSVM and RankNet-linear ≤ 30 s and ≤ 2 GB each; LightGBM's LGBMRanker
-(lambdarank, 100 trees) beside them. ``--quick``: 200 queries × 50 documents, no LinearSVC at C ≥ 0.1.
+from a noisy linear score cut at per-query quintiles; 8 million preference pairs, never built. Each
+learner is fitted in its own subprocess (data generated there too), which reports its fit time and
+peak resident memory (``resource.getrusage(RUSAGE_SELF).ru_maxrss``) at the end of the fit ("peak
+GB", data included) and before it ("data GB": the data's generation). Targets: RankSVM and
+RankNet-linear ≤ 30 s and ≤ 2 GB each; LightGBM's LGBMRanker (lambdarank, 100 trees) beside them.
+``--quick``: 200 queries × 50 documents, no LinearSVC at C ≥ 0.1.
 
 Run on demand (not a test). Times depend on the machine's load.
 """

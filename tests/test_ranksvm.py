@@ -10,7 +10,7 @@ from sklearn.model_selection import GridSearchCV, GroupKFold
 from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from ordrank.algorithms.ranking import RankSVM
+from ordrank.algorithms.ranking import RankSVM, ranksvm
 from ordrank.algorithms.ranking._pairwise import MarginSweep, dense_ranks, margin_counts
 from ordrank.queries import preference_pairs, query_index
 
@@ -88,12 +88,50 @@ def test_hinge_gap_is_a_certified_bound(C, solver):
     assert model.objective_ * (1 - model.gap_) <= best * (1 + 1e-9)
 
 
-@pytest.mark.parametrize("solver", ["cutting_plane", "smoothed_newton"])
-def test_hinge_warns_when_max_iter_stops_it_short(solver):
+@pytest.mark.parametrize("loss, solver", [("hinge", "cutting_plane"), ("hinge", "smoothed_newton"),
+                                          ("squared_hinge", "auto")])
+def test_every_linear_solver_stopped_by_max_iter_warns_with_its_gap(loss, solver):
+    """Stopped by max_iter, far from the optimum: the warning names the limit and the certified gap
+    that remains (the optimum within it), and nothing says "optimal"."""
     X, y, qid = toy(5, levels=5)
-    with pytest.warns(ConvergenceWarning, match=r"max_iter=3 reached with a certified relative gap"):
-        model = RankSVM(C=100.0, tol=1e-9, max_iter=3, solver=solver).fit(X, y, qid)
-    assert model.gap_ > 1e-9
+    with pytest.warns(ConvergenceWarning, match=r"max_iter=3 reached with a certified relative gap of [\d.e+-]+ "):
+        model = RankSVM(C=100.0, loss=loss, tol=1e-9, max_iter=3, solver=solver).fit(X, y, qid)
+    assert model.gap_ > 1e-3
+    best = RankSVM(C=100.0, loss=loss, tol=1e-7).fit(X, y, qid)  # the two brackets of F* overlap
+    assert model.objective_ * (1 - model.gap_) <= best.objective_ and best.objective_ <= model.objective_
+    assert "optimal" not in str(getattr(model, "status_", ""))
+
+
+@pytest.mark.parametrize("C", [0.01, 1.0, 100.0])
+def test_squared_hinge_gap_is_a_certified_bound(C):
+    """The trust-region Newton stops on the gradient; its gap_ (dual point α_p = 2C max(0, z_p))
+    bounds the optimum (LinearSVC's, on the explicit pairs) from below, and is small at its stop."""
+    X, y, qid = toy(5, levels=5)
+    model = RankSVM(C=C, loss="squared_hinge", tol=1e-5).fit(X, y, qid)
+    best = min(oracle_objective(X, y, qid, C, "squared_hinge"), model.objective_)
+    assert -1e-12 <= model.gap_ <= 1e-6
+    assert model.objective_ * (1 - model.gap_) <= best * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("docs, levels, threshold, expected", [
+    (40, 3, 100, "_smoothed_newton"),      # long queries (sweeps), from the threshold on
+    (40, 3, 10**9, "_cutting_plane"),      # below it
+    (6, 20, 100, "_cutting_plane"),        # small queries (the explicit pairs): whatever the count
+])
+def test_auto_rule(monkeypatch, docs, levels, threshold, expected):
+    """solver="auto": the smoothed Newton from AUTO_NEWTON_PAIRS pairs where sweeps count them, else the
+    cutting plane (benchmarks/bench_ranksvm_solvers.py: faster on small queries up to 1e7 pairs)."""
+    rng = np.random.default_rng(0)
+    qid = np.repeat(np.arange(30), docs)
+    X = rng.normal(size=(len(qid), 4))
+    y = rng.integers(0, levels, len(qid)).astype(float)
+    monkeypatch.setattr(ranksvm, "AUTO_NEWTON_PAIRS", threshold)
+    used = []
+    for name in ("_smoothed_newton", "_cutting_plane"):
+        solve = getattr(ranksvm, name)
+        monkeypatch.setattr(ranksvm, name, lambda *args, name=name, solve=solve: used.append(name) or solve(*args))
+    model = RankSVM(C=0.1).fit(X, y, qid)
+    assert used == [expected] and model.n_pairs_ > 100 and model.gap_ <= model.tol
 
 
 def test_smoothed_newton_equals_linear_svc_on_pair_differences():

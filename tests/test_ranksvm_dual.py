@@ -215,3 +215,28 @@ def test_solver_failure_raises_fitfailed():
     with mock.patch.object(cp.Problem, "solve", side_effect=cp.error.SolverError("boom")):
         with pytest.raises(FitFailed, match="status=solver_error.*boom"):
             fit_ranksvm_dual(K, pi, pj, 1.0, solver="OSQP")
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_ranksvm_kernel_stopped_by_max_iter_names_the_limit_and_its_gap(loss):
+    """Clarabel stopped at max_iter returns its point as "optimal_inaccurate" once within its reduced
+    accuracy: RankSVM says "max_iter" (never "optimal"), and warns naming the limit and the certified
+    relative gap that remains (the optimum within it); below that limit, no point: FitFailed."""
+    from ordrank.algorithms.ranking import RankSVM
+
+    X, y, qid = ranking_data(4)
+    for max_iter in range(1, 40):  # the first limit at which the solver returns a point
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                RankSVM(kernel="rbf", C=10.0, loss=loss, tol=1e-9, max_iter=max_iter).fit(X, y, qid=qid)
+            break
+        except FitFailed:
+            continue
+    with pytest.warns(ConvergenceWarning, match=rf"^RankSVM: max_iter={max_iter} reached \(solver status "
+                                                r"'optimal_inaccurate'\) with a certified relative gap of "):
+        model = RankSVM(kernel="rbf", C=10.0, loss=loss, tol=1e-9, max_iter=max_iter).fit(X, y, qid=qid)
+    assert model.status_ == "max_iter" and model.gap_ > model.tol
+    best = RankSVM(kernel="rbf", C=10.0, loss=loss, tol=1e-9).fit(X, y, qid=qid)
+    assert best.status_ == "optimal" and best.gap_ <= 1e-6
+    assert model.objective_ * (1 - model.gap_) <= best.objective_ * (1 + 1e-9) <= model.objective_ * (1 + 1e-9)

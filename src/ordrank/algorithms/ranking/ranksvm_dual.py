@@ -52,7 +52,8 @@ SOLVERS = ("CLARABEL", "OSQP")
 
 class RankSVMDual(NamedTuple):
     """The dual solution: ``beta`` (n,), the score's coefficients; ``alpha`` (pairs,), the pairs'
-    multipliers; the solver's ``status`` ("optimal" or "optimal_inaccurate": the caller warns);
+    multipliers; the solver's ``status`` ("optimal", or "optimal_inaccurate": within the solver's
+    reduced accuracy, also where it stopped at ``max_iter``, so the caller warns naming the limit);
     ``objective``, the dual minimum :math:`\\tfrac12\\beta^\\top K\\beta - \\sum\\alpha
     [+\\sum\\alpha^2/(4C)]` with the exact K (minus the primal optimum); the solver's
     ``n_iter``; ``kernel_rank``, the factor's rank r, or None for the exact kernel term."""

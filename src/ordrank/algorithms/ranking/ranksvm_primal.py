@@ -1,7 +1,7 @@
 r"""The linear RankSVM's primal: the objective by sweeps over sorted scores (never the pairs), and
 the cutting plane (Joachims 2006: a bounded model of at most ``MAX_CUTS`` cuts, the rest merged into
-one aggregate cut per group, each round's QP over the simplex solved exactly by an active set
-warm-started from the last round's, :mod:`ordrank.algorithms.qp.simplex`). The Newton
+one aggregate cut, each round's QP over the simplex solved exactly by an active set warm-started from
+the last round's, :mod:`ordrank.algorithms.qp.simplex`). The Newton
 solvers: :mod:`~ordrank.algorithms.ranking.ranksvm_newton`. The estimator:
 :class:`ordrank.algorithms.ranking.ranksvm.RankSVM`.
 """
@@ -16,10 +16,10 @@ from scipy import sparse
 from ordrank.algorithms.qp.simplex import simplex_qp
 from ordrank.algorithms.ranking._products import matvec, rmatvec
 from ordrank.algorithms.ranking._pairwise import MarginSweep, dense_ranks, margin_counts, pair_counts
-from ordrank.queries import count_pairs, preference_pairs, query_index, query_offsets
+from ordrank.queries import count_pairs, preference_pairs, query_index
 
 
-MAX_CUTS = 200  # the cutting plane's model keeps at most this many cuts (plus one aggregate per group)
+MAX_CUTS = 200  # the cutting plane's model keeps at most this many cuts (plus their aggregate)
 
 
 class _Counts(NamedTuple):
@@ -30,15 +30,11 @@ class _Counts(NamedTuple):
 class _Problem:
     """The primal objective of a linear RankSVM, by sweeps over sorted scores."""
 
-    def __init__(self, X, y, qid, C, loss, groups=1):
+    def __init__(self, X, y, qid, C, loss):
         self.X, self.C, self.squared = X, C, loss == "squared_hinge"
         self.ranks, self.n_levels = dense_ranks(y)
         self.qindex = query_index(qid)
         self.n_pairs = count_pairs(y, qid)
-        # the queries in `groups` runs of about equal rows: one risk term (and cut) per run
-        offsets = query_offsets(qid)
-        wanted = np.searchsorted(offsets, np.linspace(0, len(y), min(groups, len(offsets) - 1) + 1))
-        self.starts = np.unique(offsets[np.clip(wanted, 0, len(offsets) - 1)])[:-1]
         # few pairs per row (small queries): the hinge's counts from the explicit pairs, same counts
         few = not self.squared and self.n_pairs <= len(y) * self.n_levels
         self.pairs = preference_pairs(y, qid) if few else None
@@ -69,11 +65,11 @@ def _cutting_plane(problem: _Problem, tol: float, max_iter: int, patience: int =
 
     Every point where the risk is evaluated (the cut point and each line-search point) adds its cut.
     """
-    X, C = problem.X, problem.C
+    X = problem.X
     d = X.shape[1]
     w_best, s_best = np.zeros(d), np.zeros(X.shape[0])
-    cuts_a, cuts_b, cuts_g = [], [], []
-    cuts = (cuts_a, cuts_b, cuts_g)
+    cuts_a, cuts_b = [], []
+    cuts = (cuts_a, cuts_b)
     f_best, diff_best = _evaluate(problem, w_best, s_best, cuts)
     bound, idle, alpha = 0.0, np.zeros(0, dtype=np.int64), np.zeros(0)
     for iteration in range(1, max_iter + 1):
@@ -82,16 +78,15 @@ def _cutting_plane(problem: _Problem, tol: float, max_iter: int, patience: int =
         keep = idle <= patience
         cuts_a[:] = [a for a, k in zip(cuts_a, keep) if k]
         cuts_b[:] = [b for b, k in zip(cuts_b, keep) if k]
-        cuts_g[:] = [g for g, k in zip(cuts_g, keep) if k]
         A, b = np.asarray(cuts_a), np.asarray(cuts_b)
         # the last round's optimum, the new cuts at 0: a feasible start near this round's optimum
         start = np.r_[alpha, np.zeros(len(keep) - len(alpha))][keep]
-        alpha = _simplex_qp(A @ A.T, b, np.asarray(cuts_g), len(problem.starts), start)
+        alpha = _simplex_qp(A @ A.T, b, start)
         idle = np.where(alpha > 1e-9 * max(alpha.max(), 1e-300), 0, idle[keep] + 1)
         w_model = A.T @ alpha
         bound = max(bound, float(alpha @ b) - 0.5 * float(w_model @ w_model))
         if len(cuts_a) > MAX_CUTS:
-            idle, alpha = _aggregate(cuts, alpha, idle, len(problem.starts))
+            idle, alpha = _aggregate(cuts, alpha, idle)
         if f_best - bound <= tol * f_best:
             break
         w_best, s_best, f_best, diff_best = _line_search(
@@ -103,62 +98,53 @@ def _cutting_plane(problem: _Problem, tol: float, max_iter: int, patience: int =
     return w_best, iteration, (f_best - bound) / f_best
 
 
-def _aggregate(cuts, alpha, idle, n_groups):
-    """Keep the ``MAX_CUTS`` cuts of largest weight α and replace the others, per group, by their
-    aggregate ``Σ α_k (a_k, b_k) / Σ α_k``: a convex combination of valid cuts is valid, and with it
-    the last model minimiser stays feasible (the bound cannot decrease). Returns the new ``idle``."""
-    cuts_a, cuts_b, cuts_g = cuts
+def _aggregate(cuts, alpha, idle):
+    """Keep the ``MAX_CUTS`` cuts of largest weight α and replace the others by their aggregate
+    ``Σ α_k (a_k, b_k) / Σ α_k``: a convex combination of valid cuts is valid, and with it the last
+    model minimiser stays feasible (the bound cannot decrease). Returns the new ``(idle, alpha)``."""
+    cuts_a, cuts_b = cuts
     order = np.argsort(-alpha, kind="stable")
     kept, dropped = np.sort(order[:MAX_CUTS]), order[MAX_CUTS:]
-    groups = np.asarray(cuts_g)
-    extra_a, extra_b, extra_g, extra_alpha = [], [], [], []
-    for g in range(n_groups):
-        mine = dropped[groups[dropped] == g]
-        weight = float(alpha[mine].sum())
-        if weight > 0:
-            extra_a.append(np.asarray(cuts_a)[mine].T @ alpha[mine] / weight)
-            extra_b.append(float(np.asarray(cuts_b)[mine] @ alpha[mine]) / weight)
-            extra_g.append(g)
-            extra_alpha.append(weight)
+    weight = float(alpha[dropped].sum())
+    extra_a, extra_b, extra_alpha = [], [], []
+    if weight > 0:
+        extra_a.append(np.asarray(cuts_a)[dropped].T @ alpha[dropped] / weight)
+        extra_b.append(float(np.asarray(cuts_b)[dropped] @ alpha[dropped]) / weight)
+        extra_alpha.append(weight)
     cuts_a[:] = [cuts_a[k] for k in kept] + extra_a
     cuts_b[:] = [cuts_b[k] for k in kept] + extra_b
-    cuts_g[:] = [cuts_g[k] for k in kept] + extra_g
-    return np.r_[idle[kept], np.zeros(len(extra_g), dtype=np.int64)], np.r_[alpha[kept], extra_alpha]
+    return np.r_[idle[kept], np.zeros(len(extra_a), dtype=np.int64)], np.r_[alpha[kept], extra_alpha]
 
 
 def _evaluate(problem: _Problem, w, s, cuts):
-    """``F(w)`` and the active-pair counts ``e − c`` at ``s = Xw``; appends the cuts of the risk there,
-    one per group g of queries: ``R_g(v) ≥ b − a·v`` with ``a = C X_gᵀ(e − c)_g``, ``b = C Σ_g c_j``."""
+    """``F(w)`` and the active-pair counts ``e − c`` at ``s = Xw``; appends the cut of the risk there,
+    ``R(v) ≥ b − a·v`` with ``a = C Xᵀ(e − c)``, ``b = C Σ_j c_j`` (exact at w: ``R(w) = b − a·w``)."""
     sweep = problem.sweep(s)
     diff = sweep.upper_count - sweep.lower_count
-    bounds = np.r_[problem.starts, len(s)]
-    counts = np.add.reduceat(sweep.lower_count, problem.starts)
-    for g, (start, stop) in enumerate(zip(bounds[:-1], bounds[1:])):
-        cuts[0].append(problem.C * rmatvec(problem.X[start:stop], diff[start:stop]))
-        cuts[1].append(problem.C * float(counts[g]))
-        cuts[2].append(g)
+    cuts[0].append(problem.C * rmatvec(problem.X, diff))
+    cuts[1].append(problem.C * float(sweep.lower_count.sum()))
     return 0.5 * float(w @ w) + problem.C * problem.loss(s, sweep), diff
 
 
-def _simplex_qp(G, b, group, n_groups, start=None):
-    """``max αᵀb − ½ αᵀGα`` over ``α ≥ 0`` and ``Σ α ≤ 1`` over the cuts of each group: the dual of
-    the cutting-plane model ``½‖w‖² + Σ_g max_k(b_gk − a_gk·w)⁺``. The active set from ``start``
-    (:func:`~ordrank.algorithms.qp.simplex.simplex_qp`), else Clarabel from scratch."""
-    alpha = simplex_qp(G, b, group, n_groups, start)
+def _simplex_qp(G, b, start=None):
+    """``max αᵀb − ½ αᵀGα`` over ``α ≥ 0``, ``Σ α ≤ 1``: the dual of the cutting-plane model
+    ``½‖w‖² + max_k(b_k − a_k·w)⁺`` (``G = A Aᵀ``, its minimiser ``w = Aᵀα``). The active set from
+    ``start`` (:func:`~ordrank.algorithms.qp.simplex.simplex_qp`, one simplex), else Clarabel from
+    scratch."""
+    k = len(b)
+    alpha = simplex_qp(G, b, np.zeros(k, dtype=np.int64), 1, start)
     if alpha is not None:
         return alpha
-    k = len(b)
     scale = max(float(np.max(np.abs(np.diag(G)))), float(np.max(np.abs(b))), 1.0)
     P = sparse.csc_matrix(np.triu(G / scale))
-    A = sparse.csc_matrix(np.vstack([-np.eye(k), (group[None, :] == np.arange(n_groups)[:, None])]))
+    A = sparse.csc_matrix(np.vstack([-np.eye(k), np.ones((1, k))]))
     settings = clarabel.DefaultSettings()
     settings.verbose = False
     settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = 1e-11
-    solver = clarabel.DefaultSolver(P, -b / scale, A, np.r_[np.zeros(k), np.ones(n_groups)],
-                                    [clarabel.NonnegativeConeT(k + n_groups)], settings)
+    solver = clarabel.DefaultSolver(P, -b / scale, A, np.r_[np.zeros(k), 1.0],
+                                    [clarabel.NonnegativeConeT(k + 1)], settings)
     alpha = np.clip(np.asarray(solver.solve().x), 0.0, None)
-    total = np.bincount(group, alpha, n_groups)  # feasible whatever the solver's accuracy
-    return alpha / np.maximum(total, 1.0)[group]
+    return alpha / max(float(alpha.sum()), 1.0)  # feasible whatever the solver's accuracy
 
 
 def _line_search(problem: _Problem, w, s, f, diff, w_model, cuts, steps: int = 1):

@@ -1,0 +1,174 @@
+"""The linear RankSVM's two hinge solvers on the same data: the basis of ``solver="auto"``'s rule.
+
+    python benchmarks/bench_ranksvm_solvers.py [--quick | --large] [--tol 1e-5] [--limit 120]
+        [--data mslr subset ohsumed]
+
+``RankSVM(solver="cutting_plane")`` and ``RankSVM(solver="smoothed_newton")`` (same C, tol and
+max_iter; both stop on the same certified relative duality gap ``tol``) at a range of preference-pair
+counts straddling ``AUTO_NEWTON_PAIRS`` (from which ``"auto"`` takes the smoothed Newton where the
+pairs are counted by sweeps, not from the explicit pairs: more than ``n_levels`` pairs per document):
+
+- ``mslr``: the first queries of the training part of :func:`ordrank.datasets.mslr_shaped.mslr_shaped`
+  (MSLR-WEB10K's shape: long-tailed queries of ~120 documents, ~5,000 pairs each, 136 features,
+  float32), query-level normalized as ``+experiment=letor_web`` does; 1e4 .. 1e7 pairs; C from that
+  experiment's grid (1e-4, 1e-2) and 1.
+- ``subset``: Predtron's Figure 1 data (:class:`ordrank.datasets.subset_ranking.GaussianSubsetRanking`,
+  m = 20 documents per query, p = 30 features): small queries, few pairs per document (the cutting
+  plane counts them from the explicit pairs); C from that experiment's grid (0.01, 1, 10); 1.5e4 ..
+  1.2e6 pairs, ``--large`` adds 1e7 (68,000 queries: about 6 CPU minutes more).
+- ``ohsumed``: LETOR 3.0 OHSUMED Fold1's training part (367,663 pairs; the five folds have 283,484 ..
+  422,716), if ``$ORDRANK_DATA/letor3-ohsumed`` is there; C from the upper part of its grid.
+
+Each fit is timed by wall clock and by this process's CPU time (the machine's load shows in the first,
+not the second; the 1-minute load average is printed on each row); fits under one CPU second are
+repeated (best of 3). A fit over ``--limit`` CPU seconds is stopped (a SIGPROF timer) and shown as
+``> limit``; a fit stopped by max_iter shows its certified gap above tol. The faster solver is the one
+of less CPU time among those that reached tol. Prints a markdown table. Run on demand (not a test).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from ordrank.algorithms.ranking import RankSVM
+from ordrank.algorithms.ranking.ranksvm import AUTO_NEWTON_PAIRS
+from ordrank.queries import count_pairs, query_offsets
+
+SOLVERS = {"cutting_plane": "cutting plane", "smoothed_newton": "smoothed Newton"}
+
+
+class OverLimit(Exception):
+    pass
+
+
+def _over_limit(signum, frame):
+    raise OverLimit
+
+
+def first_queries(X, y, qid, targets):
+    """For each target pair count, the first queries holding at least that many pairs."""
+    offsets = query_offsets(qid)
+    per_query = np.array([count_pairs(y[a:b]) for a, b in zip(offsets[:-1], offsets[1:])])
+    total = np.cumsum(per_query)
+    for target in targets:
+        if target > total[-1]:
+            raise ValueError(f"{target:g} pairs wanted, the data has {total[-1]}")
+        rows = offsets[int(np.searchsorted(total, target)) + 1]
+        yield X[:rows], y[:rows], qid[:rows]
+
+
+def mslr(quick, large):
+    from ordrank.datasets.mslr_shaped import mslr_shaped
+    from ordrank.features.query_norm import query_level_norm
+
+    targets = [1e4, 1e5, 3e5] if quick else [1e4, 1e5, 3e5, 1e6, 3e6, 1e7]
+    train = mslr_shaped(scale=0.02 if quick else 0.25, seed=0)["train"]
+    X = query_level_norm(train.X, train.qid)
+    for part in first_queries(X, train.y, train.qid, targets):
+        yield "MSLR-shaped", part, [1e-4, 1e-2, 1.0]
+
+
+def subset(quick, large):
+    from ordrank.datasets.subset_ranking import GaussianSubsetRanking
+    from ordrank.protocols.subset_ranking import SubsetRankingProtocol, flat
+
+    sizes = [100, 1000] if quick else [100, 1000, 8000] + ([68_000] if large else [])
+    task_rng, _, train_rng = SubsetRankingProtocol().streams(0, 0, 20, 30)
+    X, y = GaussianSubsetRanking().task(task_rng, 20, 30).sample(train_rng, sizes[-1])
+    for n in sizes:
+        yield "subset m=20 p=30", flat(X[:n], y[:n]), [0.01, 1.0] if n > 10_000 else [0.01, 1.0, 10.0]
+
+
+def ohsumed(quick, large):
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_ranking import DATA, load_ohsumed_fold1_train
+
+    if not (DATA / "letor3-ohsumed" / "QueryLevelNorm" / "S1.txt").exists():
+        print(f"(OHSUMED skipped: no {DATA / 'letor3-ohsumed'})", file=sys.stderr)
+        return
+    yield "OHSUMED Fold1 train", load_ohsumed_fold1_train(), [1e-4, 1e-2, 1e-1]
+
+
+def fit(solver, C, tol, limit, X, y, qid):
+    """(wall s, CPU s, model) of the best of up to 3 fits, or None over ``limit`` CPU seconds."""
+    best = None
+    for _ in range(3):
+        signal.setitimer(signal.ITIMER_PROF, limit)
+        wall, cpu = time.perf_counter(), time.process_time()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # stopped at max_iter: its gap says so
+                model = RankSVM(C=C, tol=tol, solver=solver).fit(X, y, qid)
+        except OverLimit:
+            return None
+        finally:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+        run = (time.perf_counter() - wall, time.process_time() - cpu, model)
+        best = run if best is None or run[1] < best[1] else best
+        if run[1] >= 1.0:
+            break
+    return best
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="up to 3e5 pairs")
+    parser.add_argument("--large", action="store_true", help="small queries up to 1e7 pairs too")
+    parser.add_argument("--tol", type=float, default=1e-5, help="both solvers' certified relative gap")
+    parser.add_argument("--limit", type=float, default=120.0, help="CPU seconds per fit before it is stopped")
+    parser.add_argument("--data", nargs="+", choices=["mslr", "subset", "ohsumed"],
+                        default=["mslr", "subset", "ohsumed"])
+    args = parser.parse_args()
+    signal.signal(signal.SIGPROF, _over_limit)
+    start, load = time.perf_counter(), os.getloadavg()[0]
+    tiny = np.random.default_rng(0).normal(size=(40, 3))
+    for solver in SOLVERS:  # compile the numba kernels before any timing
+        RankSVM(solver=solver).fit(tiny, np.arange(40) % 3, np.repeat(np.arange(4), 10))
+    print(f"RankSVM hinge, tol={args.tol:g}, max_iter=1000; load {load:.1f} on {os.cpu_count()} cores; "
+          f"time = wall / CPU s; auto: smoothed Newton from {AUTO_NEWTON_PAIRS:,} pairs counted by sweeps\n")
+    head = ["data", "queries", "pairs", "C"]
+    for name in SOLVERS.values():
+        head += [f"{name} s", "iters", "gap", "objective"]
+    print("| " + " | ".join(head + ["faster", "auto", "load"]) + " |")
+    print("|" + "---|" * 4 + "---:|" * 8 + "---|---|---:|")
+    sources = {"mslr": mslr, "subset": subset, "ohsumed": ohsumed}
+    for key in args.data:
+        for label, (X, y, qid), Cs in sources[key](args.quick, args.large):
+            pairs, queries = count_pairs(y, qid), len(query_offsets(qid)) - 1
+            # as ranksvm_primal._Problem: at most n_levels pairs per document, the explicit pairs
+            sweeps = pairs > len(y) * len(np.unique(y))
+            for C in Cs:
+                cells, cpu = [label, f"{queries:,}", f"{pairs:,}", f"{C:g}"], {}
+                for solver in SOLVERS:
+                    run = fit(solver, C, args.tol, args.limit, X, y, qid)
+                    if run is None:
+                        cells += [f"> {args.limit:g} CPU", "", "", ""]
+                        continue
+                    wall, seconds, model = run
+                    if model.gap_ <= args.tol:
+                        cpu[solver] = seconds
+                    cells += [f"{wall:.2f} / {seconds:.2f}", str(model.n_iter_), f"{model.gap_:.1e}",
+                              f"{model.objective_:.7g}"]
+                if cpu:
+                    best = min(cpu, key=cpu.get)
+                    other = [v for k, v in cpu.items() if k != best]
+                    cells.append(SOLVERS[best] + (f" ×{other[0] / cpu[best]:.1f}" if other else " (only one)"))
+                else:
+                    best = None
+                    cells.append("neither")
+                auto = "smoothed_newton" if sweeps and pairs >= AUTO_NEWTON_PAIRS else "cutting_plane"
+                cells.append(SOLVERS[auto] + (" ✓" if auto == best else ""))
+                cells.append(f"{os.getloadavg()[0]:.1f}")
+                print("| " + " | ".join(cells) + " |", flush=True)
+    print(f"\n{(time.perf_counter() - start) / 60:.1f} min; load {load:.1f} → {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
