@@ -6,7 +6,12 @@ changed value and by how much, and which rows or columns one side lacks.
 e.g. the committed tables against those of a `make reproduce` in a fresh clone:
 ``python experiments/compare_tables.py results ../clone/results``. Rows are matched on the table's key
 columns (experiment, dataset, algorithm, the protocol's keys, metric); the timings tables (measured
-seconds, never equal twice) and the peer caches are left out unless ``--timings``.
+seconds, never equal twice) are left out unless ``--timings``.
+
+``--peer-caches`` compares the peer caches instead (``results/<experiment>/peer_cache.parquet``, e.g.
+the committed ones against those a `make reproduce PEERS=rerun` refitted): every cached row matched
+on (cache_key, metric) with the refitted one, values, chosen parameters and status, the measured
+seconds (fit_seconds, cv_seconds) aside; pieces one side lacks are counted.
 """
 from __future__ import annotations
 
@@ -17,17 +22,37 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ordrank.results.peer_cache import TIMINGS
 from ordrank.results.tables import key_columns
 
 
-def tables(root: Path, timings: bool) -> dict[str, Path]:
+def tables(root: Path, timings: bool, peer_caches: bool = False) -> dict[str, Path]:
     found = {}
     for path in sorted(root.rglob("*.parquet")):
         name = path.relative_to(root).as_posix()
-        if path.name == "peer_cache.parquet" or (".timings." in path.name and not timings):
+        if (path.name == "peer_cache.parquet") != peer_caches or (".timings." in path.name and not timings):
             continue
         found[name] = path
     return found
+
+
+def compare_caches(old: pd.DataFrame, new: pd.DataFrame) -> str:
+    """One line: pieces and rows matched, rows whose value, parameters or status differ (seconds aside)."""
+    old, new = (t[~t["metric"].isin(TIMINGS)] for t in (old, new))
+    both = old.merge(new, on=["cache_key", "metric"], how="outer", suffixes=("_old", "_new"), indicator=True)
+    matched = both[both["_merge"] == "both"]
+    differ = ~((matched["value_old"] == matched["value_new"])
+               | (matched["value_old"].isna() & matched["value_new"].isna()))
+    for column in ("params", "status", "package"):
+        differ |= matched[f"{column}_old"].astype(str) != matched[f"{column}_new"].astype(str)
+    only_old = both.loc[both["_merge"] == "left_only", "cache_key"].nunique()
+    only_new = both.loc[both["_merge"] == "right_only", "cache_key"].nunique()
+    line = (f"{matched['cache_key'].nunique()} pieces ({len(matched)} rows) matched, {int(differ.sum())} rows differ"
+            f"; pieces only in the old cache: {only_old}, only in the new: {only_new}")
+    if differ.any():
+        shown = matched.loc[differ, ["cache_key", "piece_old", "metric", "value_old", "value_new"]].head(20)
+        line += "\n" + shown.to_string(index=False)
+    return line
 
 
 def compare(old: pd.DataFrame, new: pd.DataFrame, tol: float) -> tuple[pd.DataFrame, list[str]]:
@@ -63,10 +88,15 @@ def main(argv=None) -> int:
     parser.add_argument("new", type=Path)
     parser.add_argument("--timings", action="store_true", help="compare the timings tables too")
     parser.add_argument("--tol", type=float, default=0.0, help="a value moved when |Δ| > tol (default 0)")
+    parser.add_argument("--peer-caches", action="store_true", help="compare the peer caches instead")
     args = parser.parse_args(argv)
-    old, new = tables(args.old, args.timings), tables(args.new, args.timings)
+    old, new = (tables(root, args.timings, args.peer_caches) for root in (args.old, args.new))
     for name in sorted(set(old) ^ set(new)):
         print(f"{name}: only in {args.old if name in old else args.new}")
+    if args.peer_caches:
+        for name in sorted(set(old) & set(new)):
+            print(f"{name}: {compare_caches(pd.read_parquet(old[name]), pd.read_parquet(new[name]))}")
+        return 0
     for name in sorted(set(old) & set(new)):
         per, notes = compare(pd.read_parquet(old[name]), pd.read_parquet(new[name]), args.tol)
         moved = per[per["moved"] > 0]

@@ -1,4 +1,4 @@
-"""The cutting plane's model QP over simplices (ordrank.algorithms.qp.simplex): the exact optimum,
+"""The cutting plane's model QP over the simplex (ordrank.algorithms.qp.simplex): the exact optimum,
 checked against Clarabel's and by its KKT conditions, warm starts, and RankSVM fitted through it."""
 import numpy as np
 import pytest
@@ -18,67 +18,61 @@ def objective(G, b, alpha):
     return 0.5 * alpha @ G @ alpha - b @ alpha
 
 
-def problem(seed, k, d, n_groups, duplicates=False):
+def problem(seed, k, d, duplicates=False):
     rng = np.random.default_rng(seed)
     A = rng.normal(size=(k, d)) * 10.0 ** rng.uniform(-3, 3)
     if duplicates:  # repeated cuts: G singular beyond its rank
         A[k // 2:] = A[: k - k // 2]
     b = rng.normal(size=k) * 10.0 ** rng.uniform(-3, 3)
-    return A @ A.T, b, rng.integers(0, n_groups, size=k)
+    return A @ A.T, b
 
 
-def check_kkt(G, b, group, n_groups, alpha):
-    """Feasible, and optimal: a multiplier ν_g ≥ 0 per group with (Gα − b)_k + ν_g ≥ 0 everywhere,
-    = 0 where α_k > 0, and ν_g = 0 where the group's sum is below 1."""
+def check_kkt(G, b, alpha):
+    """Feasible, and optimal: a multiplier ν ≥ 0 with (Gα − b)_k + ν ≥ 0 everywhere, = 0 where
+    α_k > 0, and ν = 0 where the sum is below 1."""
     scale = max(np.abs(np.diag(G)).max(), np.abs(b).max(), 1.0)
     assert np.all(alpha >= 0)
-    total = np.bincount(group, alpha, n_groups)
-    assert np.all(total <= 1 + 1e-12)
+    assert alpha.sum() <= 1 + 1e-12
     gradient = (G @ alpha - b) / scale
-    for g in range(n_groups):
-        mine = group == g
-        nu = -gradient[mine & (alpha > 0)].mean() if (mine & (alpha > 0)).any() else 0.0
-        if total[g] < 1 - 1e-9:
-            nu = 0.0
-        assert nu >= -1e-8
-        assert np.all(gradient[mine] + nu >= -1e-8)
-        assert np.allclose(gradient[mine & (alpha > 1e-12)] + nu, 0, atol=1e-8)
+    nu = -gradient[alpha > 0].mean() if (alpha > 0).any() else 0.0
+    if alpha.sum() < 1 - 1e-9:
+        nu = 0.0
+    assert nu >= -1e-8
+    assert np.all(gradient + nu >= -1e-8)
+    assert np.allclose(gradient[alpha > 1e-12] + nu, 0, atol=1e-8)
 
 
 @pytest.mark.parametrize("seed", range(40))
 def test_the_optimum_is_clarabels_or_lower(monkeypatch, seed):
-    """40 random problems over one simplex (the cutting plane's): ranks 1..40, scales 1e-6..1e6, a
-    third with duplicated cuts. The objective is never above Clarabel's (tol 1e-11)."""
+    """40 random problems: ranks 1..40, scales 1e-6..1e6, a third with duplicated cuts. The
+    objective is never above Clarabel's (tol 1e-11)."""
     rng = np.random.default_rng(seed)
-    G, b, group = problem(seed, int(rng.integers(1, 120)), int(rng.integers(1, 40)), 1, duplicates=seed % 3 == 0)
-    n_groups = int(group.max()) + 1
-    alpha = simplex_qp(G, b, group, n_groups)
+    G, b = problem(seed, int(rng.integers(1, 120)), int(rng.integers(1, 40)), duplicates=seed % 3 == 0)
+    alpha = simplex_qp(G, b)
     assert alpha is not None
     reference = clarabel_qp(monkeypatch, G, b)
     scale = max(np.abs(np.diag(G)).max(), np.abs(b).max(), 1.0)
     assert objective(G, b, alpha) <= objective(G, b, reference) + 1e-10 * scale
-    check_kkt(G, b, group, n_groups, alpha)
+    check_kkt(G, b, alpha)
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 60), d=st.integers(1, 12),
-       n_groups=st.integers(1, 3), duplicates=st.booleans())
-def test_kkt_from_any_feasible_start(seed, k, d, n_groups, duplicates):
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 60), d=st.integers(1, 12), duplicates=st.booleans())
+def test_kkt_from_any_feasible_start(seed, k, d, duplicates):
     """From a random feasible start (as a warm start) the same optimum, to rounding."""
-    G, b, group = problem(seed, k, d, n_groups, duplicates)
-    n_groups = int(group.max()) + 1
-    cold = simplex_qp(G, b, group, n_groups)
+    G, b = problem(seed, k, d, duplicates)
+    cold = simplex_qp(G, b)
     start = np.random.default_rng(seed).dirichlet(np.ones(k + 1))[:k]
-    warm = simplex_qp(G, b, group, n_groups, start)
+    warm = simplex_qp(G, b, start)
     assert cold is not None and warm is not None
-    check_kkt(G, b, group, n_groups, warm)
+    check_kkt(G, b, warm)
     scale = max(np.abs(np.diag(G)).max(), np.abs(b).max(), 1.0)
     assert objective(G, b, warm) == pytest.approx(objective(G, b, cold), abs=1e-10 * scale)
 
 
 def test_it_reports_no_convergence_rather_than_a_wrong_answer():
-    G, b, group = problem(3, 50, 5, 1)
-    assert simplex_qp(G, b, group, 1, max_iter=2) is None
+    G, b = problem(3, 50, 5)
+    assert simplex_qp(G, b, max_iter=2) is None
 
 
 def test_ranksvm_through_it_meets_the_certified_gap_as_through_clarabel(monkeypatch):

@@ -255,7 +255,7 @@ class SVOR(OrdinalEstimator):
             dual.C.value = float(self.C)
             try:
                 dual.problem.solve(solver="CLARABEL", **solver_options(
-                    "CLARABEL", self.tol, max_iter, dual.rank is not None))
+                    self.tol, max_iter, dual.rank is not None))
             except cp.error.SolverError as exc:
                 raise FitFailed(f"{what} failed: status=solver_error ({exc})") from exc
             status = dual.problem.status

@@ -13,8 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ordrank.algorithms.qp import cache, factor
-from ordrank.algorithms.qp.clarabel_qp import ordering
-from ordrank.algorithms.qp.ipm import ipm_solve
+from ordrank.algorithms.qp.ipm import ipm_solve, ordering
 from ordrank.algorithms.qp.smo import smo_solve
 
 

@@ -35,11 +35,14 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import cho_factor, cho_solve
 
-from ordrank.algorithms.qp.clarabel_qp import ordering
-
 MAX_ITER = 100  # Newton steps before giving up (the benchmark's fits take 10–25)
 STEP = 0.99     # fraction of the step to the boundary
 REFINE = 2      # iterative-refinement steps per Newton solve
+
+
+def ordering(k):
+    """D with :math:`(D\\nu)_j = \\nu_{j-1} - \\nu_j`, SVOREX's ordering terms (k − 1 thresholds)."""
+    return sp.diags([np.ones(k - 2), -np.ones(k - 2)], [-1, 0], shape=(k - 1, k - 2), format="csc")
 
 
 def _max_step(w, dw):

@@ -23,10 +23,11 @@ on α). The minimum is minus the primal optimum (strong duality). The score is
 cannot see one).
 
 This is SVOR's box QP without thresholds (:mod:`ordrank.algorithms.qp.clarabel_qp`: :math:`S` with
-columns :math:`e_i - e_j`, no balance rows), solved by the same parts: only the documents in some
+columns :math:`e_i - e_j`, no balance rows), solved with SVOR's parts: only the documents in some
 pair enter the kernel block; the kernel term is exact or, where the spectrum decays fast (a linear
 kernel on few features), through a pivoted-Cholesky factor (:mod:`ordrank.algorithms.qp.factor`);
-Clarabel gets the problem in its standard form (no cvxpy compilation), OSQP through cvxpy. K must
+Clarabel gets the problem in its standard form (no cvxpy compilation; cvxpy's formulation of it is
+the reference the tests compare against). K must
 be PSD; a conditionally PSD kernel (the perceptron kernel) may be centred first, since
 :math:`\sum_d \beta_d = 0` (every column of :math:`S` sums to zero) leaves the term unchanged.
 One variable per pair: OHSUMED's 9,219 training documents have 367,663 pairs, far too many; the
@@ -47,7 +48,6 @@ from ordrank.algorithms.qp.clarabel_qp import BoxQP, solve_box_qp
 from ordrank.algorithms.qp.options import ACCEPTED, solver_options
 
 LOSSES = ("hinge", "squared_hinge")
-SOLVERS = ("CLARABEL", "OSQP")
 
 
 class RankSVMDual(NamedTuple):
@@ -65,7 +65,7 @@ class RankSVMDual(NamedTuple):
     kernel_rank: int | None
 
 
-def _checked(K, pairs_i, pairs_j, C, loss, solver, tol):
+def _checked(K, pairs_i, pairs_j, C, loss, tol):
     K = np.asarray(K, dtype=np.float64)
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
         raise ValueError(f"fit_ranksvm_dual: K must be a square (n, n) Gram matrix, got shape "
@@ -96,13 +96,10 @@ def _checked(K, pairs_i, pairs_j, C, loss, solver, tol):
                              f"{value!r}")
     if loss not in LOSSES:
         raise ValueError(f"fit_ranksvm_dual: loss must be one of {LOSSES}, got {loss!r}")
-    if solver not in SOLVERS:
-        raise ValueError(f"fit_ranksvm_dual: solver must be one of {SOLVERS}, got {solver!r}")
     return K, pairs[0], pairs[1]
 
 
-def fit_ranksvm_dual(K, pairs_i, pairs_j, C, *, loss="hinge", tol=1e-6, max_iter=None,
-                     solver="CLARABEL") -> RankSVMDual:
+def fit_ranksvm_dual(K, pairs_i, pairs_j, C, *, loss="hinge", tol=1e-6, max_iter=None) -> RankSVMDual:
     """Solve the kernel RankSVM dual (see the module docstring) for the pairs ``(pairs_i[p],
     pairs_j[p])``, document ``pairs_i[p]`` preferred, on the Gram matrix ``K`` (n × n, PSD).
 
@@ -111,7 +108,7 @@ def fit_ranksvm_dual(K, pairs_i, pairs_j, C, *, loss="hinge", tol=1e-6, max_iter
     Raises :class:`~ordrank.algorithms.FitFailed` naming the status where the solver stops
     without an optimum, ValueError on malformed input. No pairs: β = 0 (optimal).
     """
-    K, pi, pj = _checked(K, pairs_i, pairs_j, C, loss, solver, tol)
+    K, pi, pj = _checked(K, pairs_i, pairs_j, C, loss, tol)
     n, m, C = len(K), len(pi), float(C)
     if m == 0:
         return RankSVMDual(np.zeros(n), np.zeros(0), "optimal", 0.0, 0, None)
@@ -125,13 +122,11 @@ def fit_ranksvm_dual(K, pairs_i, pairs_j, C, *, loss="hinge", tol=1e-6, max_iter
     K_E = K[np.ix_(rows, rows)]
     L = factor.low_rank_factor(K_E)
     hinge = loss == "hinge"
-    qp = BoxQP(K=K_E, linear=np.zeros(e), S=S, fixed_beta=np.zeros(e), T=sp.csc_matrix((0, m)),
-               fixed_sums=np.zeros(0), ordered=False, C=C if hinge else np.inf,
-               ridge=0.0 if hinge else 1 / (2 * C), L=L)
-    what = f"kernel RankSVM dual (loss={loss!r}, C={C}, {m} pairs) with {solver}"
-    try:
-        g, _, _, status, iterations = solve_box_qp(
-            qp, solver, solver_options(solver, tol, max_iter, factored=L is not None))
+    qp = BoxQP(K=K_E, S=S, C=C if hinge else np.inf, ridge=0.0 if hinge else 1 / (2 * C), L=L)
+    what = f"kernel RankSVM dual (loss={loss!r}, C={C}, {m} pairs) with CLARABEL"
+    try:  # cvxpy's SolverError: the reference formulation (tests route it there)
+        g, status, iterations = solve_box_qp(
+            qp, solver_options(tol, max_iter, factored=L is not None))
     except cp.error.SolverError as exc:
         raise FitFailed(f"{what} failed: status=solver_error ({exc})") from exc
     if status not in ACCEPTED or g is None:

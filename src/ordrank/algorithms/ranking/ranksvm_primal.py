@@ -132,7 +132,7 @@ def _simplex_qp(G, b, start=None):
     ``start`` (:func:`~ordrank.algorithms.qp.simplex.simplex_qp`, one simplex), else Clarabel from
     scratch."""
     k = len(b)
-    alpha = simplex_qp(G, b, np.zeros(k, dtype=np.int64), 1, start)
+    alpha = simplex_qp(G, b, start)
     if alpha is not None:
         return alpha
     scale = max(float(np.max(np.abs(np.diag(G)))), float(np.max(np.abs(b))), 1.0)
