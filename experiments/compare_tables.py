@@ -10,7 +10,7 @@ seconds, never equal twice) are left out unless ``--timings``.
 
 ``--peer-caches`` compares the peer caches instead (``results/<experiment>/peer_cache.parquet``, e.g.
 the committed ones against those a `make reproduce PEERS=rerun` refitted): every cached row matched
-on (cache_key, metric) with the refitted one, values, chosen parameters and status, the measured
+piece by piece (cache_key) by the cache's own rule, values, chosen parameters and status, the measured
 seconds (fit_seconds, cv_seconds) aside; pieces one side lacks are counted.
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ordrank.results.peer_cache import TIMINGS
+from ordrank.results.peer_cache import TIMINGS, same_rows
 from ordrank.results.tables import key_columns
 
 
@@ -37,22 +37,16 @@ def tables(root: Path, timings: bool, peer_caches: bool = False) -> dict[str, Pa
 
 
 def compare_caches(old: pd.DataFrame, new: pd.DataFrame) -> str:
-    """One line: pieces and rows matched, rows whose value, parameters or status differ (seconds aside)."""
-    old, new = (t[~t["metric"].isin(TIMINGS)] for t in (old, new))
-    both = old.merge(new, on=["cache_key", "metric"], how="outer", suffixes=("_old", "_new"), indicator=True)
-    matched = both[both["_merge"] == "both"]
-    differ = ~((matched["value_old"] == matched["value_new"])
-               | (matched["value_old"].isna() & matched["value_new"].isna()))
-    for column in ("params", "status", "package"):
-        differ |= matched[f"{column}_old"].astype(str) != matched[f"{column}_new"].astype(str)
-    only_old = both.loc[both["_merge"] == "left_only", "cache_key"].nunique()
-    only_new = both.loc[both["_merge"] == "right_only", "cache_key"].nunique()
-    line = (f"{matched['cache_key'].nunique()} pieces ({len(matched)} rows) matched, {int(differ.sum())} rows differ"
-            f"; pieces only in the old cache: {only_old}, only in the new: {only_new}")
-    if differ.any():
-        shown = matched.loc[differ, ["cache_key", "piece_old", "metric", "value_old", "value_new"]].head(20)
-        line += "\n" + shown.to_string(index=False)
-    return line
+    """One line: pieces matched on cache_key and how many differ by the cache's own rule
+    (:func:`~ordrank.results.peer_cache.same_rows`: values, parameters, status; seconds aside)."""
+    old_pieces, new_pieces = (dict(tuple(t.groupby("cache_key", sort=True))) for t in (old, new))
+    both = sorted(set(old_pieces) & set(new_pieces))
+    differ = [key for key in both if not same_rows(old_pieces[key], new_pieces[key])]
+    rows = sum(int((~old_pieces[key]["metric"].isin(TIMINGS)).sum()) for key in both)
+    only_old, only_new = len(set(old_pieces) - set(new_pieces)), len(set(new_pieces) - set(old_pieces))
+    line = (f"{len(both)} pieces ({rows} rows) matched, {len(differ)} pieces differ; pieces only in the old "
+            f"cache: {only_old}, only in the new: {only_new}")
+    return line + "".join(f"\n  differs: {key} {old_pieces[key]['piece'].iloc[0]}" for key in differ[:20])
 
 
 def compare(old: pd.DataFrame, new: pd.DataFrame, tol: float) -> tuple[pd.DataFrame, list[str]]:
