@@ -5,7 +5,10 @@
                                                      #   sizes, written under build/quick/ (git-ignored)
     python experiments/reproduce.py --list           # the registry, with the data each entry needs and
                                                      #   its sizes from the configs (--quick: quick sizes)
-    python experiments/reproduce.py --only prank_synthetic svor_benchmark   # some entries only
+    python experiments/reproduce.py prank_synthetic svor_benchmark   # some entries only (= --only)
+    python experiments/reproduce.py svor_benchmark_papers_sizes --launcher ray   # or slurm (docs/cluster.md)
+    python experiments/reproduce.py svor_benchmark_papers_sizes --dry-run --fresh   # what it would cost
+    python experiments/reproduce.py svor_benchmark dataset.name=housing   # overrides, as run.py -m takes them
     python experiments/reproduce.py --redraw         # no runs: reports, figures and the pages' tables only
     python experiments/reproduce.py --timings t.json # also write each step's wall and CPU seconds
                                                      #   (benchmarks/bench_reproduce.py -> docs/speed.md)
@@ -18,9 +21,12 @@ Steps, in order:
    chosen entries need is under the data directory ($ORDRANK_DATA, else data/) -- before any work,
    naming the fetch command of each missing one;
 2. run each entry: a single run in this process (Hydra's compose API + ``ordrank.app.run``) published
-   to ``<out>/results/<experiment>/<dataset>.parquet``, or a sweep (``run.py -m`` with the joblib
-   launcher, one job per data set x partition; a sweep started again runs only the unfinished jobs)
-   whose tables are collected into one; a progress bar counts entries and sweep jobs;
+   to ``<out>/results/<experiment>/<dataset>.parquet``, or a sweep: one job per sweep point x learner
+   on an engine (``--launcher local|ray|slurm``, ``ordrank.launch``), each job's rows added to
+   ``<out>/results/<experiment>/benchmark.parquet`` as it finishes. That table is the resume point: a
+   job whose rows it holds is skipped. ``--fresh`` (``make reproduce``) recomputes every job into a
+   scratch table under ``build/sweeps/`` (the resume point of a killed run), which replaces the
+   committed table when the last job is in;
 3. regenerate the reports and every figure from the tables (``experiments/plot_*.py``,
    ``experiments/report_*.py``), then the generated tables of the results pages (one per paper,
    ``docs/results/<page>.md``, :data:`PAGES`), between ``<!-- BEGIN table:NAME -->`` and
@@ -37,10 +43,8 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import itertools
 import os
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -51,6 +55,7 @@ from tqdm import tqdm
 from tqdm.contrib.logging import logging_redirect_tqdm
 
 from ordrank.datasets.fetch import require
+from ordrank.launch.driver import JobsFailed, TableBusy
 from ordrank.progress import StepTimes
 
 REPO = Path(__file__).resolve().parents[1]
@@ -72,7 +77,7 @@ def _registry():
 registry = _registry()
 Entry, REGISTRY, FIGURES, draw_all = registry.Entry, registry.REGISTRY, registry.FIGURES, registry.draw_all
 PAGES, RESULTS_PAGES, PAPERS_SIZES = registry.PAGES, registry.RESULTS_PAGES, registry.PAPERS_SIZES
-page_tables, update_pages, benchmark_table = registry.page_tables, registry.update_pages, registry.benchmark_table
+page_tables, update_pages, sweep_table = registry.page_tables, registry.update_pages, registry.sweep_table
 papers_sizes_table, papers_sizes_markdown = registry.papers_sizes_table, registry.papers_sizes_markdown
 
 
@@ -83,26 +88,16 @@ def compose(overrides: list[str], hydra_config: bool = False):
         return hydra_compose("config", overrides=overrides, return_hydra_config=hydra_config)
 
 
-def sweep_jobs(entry: Entry, quick: bool, data_dir: str) -> list[dict]:
-    """The jobs of a sweep entry: one {key: value} per combination of its sweeper params."""
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-
-    cfg = compose([*entry.config_overrides(quick), f"data_dir={data_dir}"], hydra_config=True)
-    params = {str(k): str(v) for k, v in cfg.hydra.sweeper.params.items()}
-    parsed = OverridesParser.create().parse_overrides([f"{k}={v}" for k, v in params.items()])
-    axes = {o.key_or_group: ([str(v) for v in o.sweep_iterator()] if o.is_sweep_override()
-                             else [o.get_value_element_as_str()]) for o in parsed}
-    return [dict(zip(axes, values)) for values in itertools.product(*axes.values())]
-
-
 SIZES = ("n_sequences", "n_rounds", "min_ratings", "n_targets", "n_repetitions", "n_train", "m", "p", "folds")
 
 
 def describe(entry: Entry, quick: bool, data_dir: str) -> str:
     """What ``entry`` runs, counted from its composed configuration (``--list`` prints it, so it
     cannot drift from the configs): a sweep's data sets, bin counts, benchmarks (data set x bins),
-    partitions, jobs (``sweep_jobs``) and learners; a single run's learners and protocol sizes."""
+    partitions, jobs (sweep point x learner, ``ordrank.launch``); a single run's learners and protocol sizes."""
     from omegaconf import OmegaConf
+
+    from ordrank.launch.sweep import compose_jobs
 
     cfg = compose([*entry.config_overrides(quick), f"data_dir={data_dir}"])
     learners = f"{len(cfg.algorithms)} learners"
@@ -110,16 +105,18 @@ def describe(entry: Entry, quick: bool, data_dir: str) -> str:
         sizes = {k: OmegaConf.to_container(cfg.protocol)[k] for k in SIZES if k in cfg.protocol}
         shown = ", ".join(f"{k}={'null' if v is None else v}" for k, v in sizes.items())  # null: the default
         return f"{cfg.dataset.name}: {learners}; {shown}"
-    jobs = sweep_jobs(entry, quick, data_dir)
+    cfg, jobs = compose_jobs(compose, [*entry.config_overrides(quick), f"data_dir={data_dir}"])
+    points = [dict(job.values) for job in jobs]
 
     def values(key):  # a swept key's values, else the configuration's one value
-        return {job[key] if key in job else str(OmegaConf.select(cfg, key)) for job in jobs}
+        return {point[key] if key in point else str(OmegaConf.select(cfg, key)) for point in points}
 
     names, bins, splits = values("dataset.name"), values("dataset.bins"), values("protocol.splits")
-    benchmarks = {(job.get("dataset.name"), job.get("dataset.bins")) for job in jobs}
+    benchmarks = {(point.get("dataset.name"), point.get("dataset.bins")) for point in points}
+    n_learners = len({job.learner for job in jobs})
     return (f"{len(names)} data sets x {len(bins)} bin count{'s' * (len(bins) > 1)} "
-            f"({', '.join(sorted(bins, key=int))}) = "
-            f"{len(benchmarks)} benchmarks x {len(splits)} partitions = {len(jobs)} jobs, {learners}")
+            f"({', '.join(sorted(bins, key=int))}) = {len(benchmarks)} benchmarks x {len(splits)} partitions "
+            f"x {n_learners} learners = {len(jobs)} jobs")
 
 
 def needed_data(entries) -> list[str]:
@@ -156,51 +153,36 @@ def run_single(entry: Entry, quick: bool, data_dir: str, out: Path, peers: str =
     return published
 
 
-def run_sweep(entry: Entry, quick: bool, data_dir: str, out: Path, bar_position: int = 1,
-              peers: str = "cached") -> Path:
-    """``run.py -m`` with the joblib launcher in a subprocess (log in ``<out>/logs``), a bar over its
-    jobs (counted by their FINISHED markers), then the jobs' tables collected into one table."""
-    from ordrank.results import main as results_main
+def run_sweep(entry: Entry, args, data_dir: str, out: Path, overrides=()) -> Path | None:
+    """The sweep entry's jobs on ``args.launcher`` into its table (``--fresh``: all of them, through a
+    scratch table); None after a dry run. Raises when a job failed (the others' rows are in)."""
+    from ordrank.launch.sweep import Engine, default_workers, run
 
-    cfg = compose([*entry.config_overrides(quick), f"data_dir={data_dir}"], hydra_config=True)
-    sweep_dir = out / cfg.hydra.sweep.dir  # the experiment's own sweep folder (multirun/<experiment>[/bins..])
-    jobs = sweep_jobs(entry, quick, data_dir)
-    command = [sys.executable, str(REPO / "run.py"), "-m", *entry.config_overrides(quick),
-               "hydra/launcher=joblib", f"data_dir={data_dir}", f"hydra.sweep.dir={sweep_dir}",
-               f"peers={peers}", f"results_dir={out / 'results'}"]  # the peer cache: results/<experiment>/
-    log = out / "logs" / f"{entry.name}.log"
-    log.parent.mkdir(parents=True, exist_ok=True)
-
-    def finished():
-        return sum(1 for _ in sweep_dir.rglob("FINISHED")) if sweep_dir.is_dir() else 0
-
-    with open(log, "w", encoding="utf-8") as handle, \
-            tqdm(total=len(jobs), desc=f"{entry.name} jobs", unit="job", position=bar_position,
-                 leave=False, dynamic_ncols=True) as bar:
-        process = subprocess.Popen(command, cwd=REPO, stdout=handle, stderr=subprocess.STDOUT)
-        while process.poll() is None:
-            bar.n = min(finished(), len(jobs))
-            bar.refresh()
-            try:  # counting the FINISHED markers walks every job's folder: every 3 s, or at the end
-                process.wait(timeout=3.0)
-            except subprocess.TimeoutExpired:
-                pass
-        bar.n = min(finished(), len(jobs))
-        bar.refresh()
-    if process.returncode != 0:
-        tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-30:]
-        raise RuntimeError(f"{entry.name}: `{' '.join(command)}` failed (exit {process.returncode}); "
-                           f"last lines of {log}:\n" + "\n".join(tail))
-    table = benchmark_table(out, quick) if entry.name == "svor_benchmark" else \
-        out / "results" / cfg.experiment / "benchmark.parquet"
-    code = results_main(["collect", str(sweep_dir), "-o", str(table)])
-    if code:  # failed or missing jobs (listed on stderr): stop before reports and the pages' tables
-        raise RuntimeError(f"{entry.name}: not every job of {sweep_dir} finished (collector exit {code}); "
-                           f"see the list above and {log}; run again to resume the unfinished jobs")
-    from ordrank.results.peer_cache import FILE, tally
-
-    PEER_LINES.append(f"{entry.name}: {tally(sorted(sweep_dir.rglob(FILE)))}")
+    table = sweep_table(entry.name, out, args.quick)
+    engine = Engine(args.launcher, args.workers or default_workers(), args.address, args.slurm_folder,
+                    dict(args.slurm or ()))
+    outcome = run(compose, [*entry.config_overrides(args.quick), f"data_dir={data_dir}", f"peers={args.peers}",
+                            *overrides], table, engine, fresh=args.fresh, scratch=out / "build" / "sweeps",
+                  dry_run=args.dry_run, say=tqdm.write)
+    if outcome is None:
+        return None
+    PEER_LINES.append(f"{entry.name}: {outcome.peers}")
+    if not outcome.complete:
+        failed = "\n".join(f"  {job.name}: {message}" for job, message in outcome.failed)
+        raise JobsFailed(f"{entry.name}: {len(outcome.failed)} of {outcome.total} jobs failed (the others' "
+                           f"rows are in {table if not args.fresh else 'the scratch table'}); the same command "
+                           f"runs only the rest:\n{failed}")
     return table
+
+
+def _key_value(text: str) -> tuple[str, object]:
+    """``--slurm`` KEY=VALUE: the value as YAML reads it (``240`` an int, ``cpu`` a string)."""
+    import yaml
+
+    key, sep, value = text.partition("=")
+    if not (sep and key):
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE")
+    return key, yaml.safe_load(value)
 
 
 def main(argv=None) -> int:
@@ -210,7 +192,24 @@ def main(argv=None) -> int:
                         help=f"output root (default: the repository; with --quick {QUICK_OUT.relative_to(REPO)})")
     parser.add_argument("--data-dir", default=os.environ.get("ORDRANK_DATA", "data"),
                         help="where the data sets are (default: $ORDRANK_DATA, else data/)")
-    parser.add_argument("--only", nargs="+", metavar="ENTRY", help="run only these registry entries")
+    parser.add_argument("targets", nargs="*", metavar="ENTRY|KEY=VALUE",
+                        help="registry entries to run (default: every default entry), and Hydra overrides for "
+                             "their sweeps (a setting, or the values of a sweep axis: dataset.name=bank2)")
+    parser.add_argument("--only", nargs="+", metavar="ENTRY", default=[], help="the same as naming entries")
+    parser.add_argument("--launcher", choices=("local", "ray", "slurm"), default="local",
+                        help="where sweep jobs run (docs/cluster.md): local processes, a Ray cluster, SLURM")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="local: processes (default $ORDRANK_JOBS, else every core); ray: CPUs of a local Ray; "
+                             "slurm: array tasks at once")
+    parser.add_argument("--address", default=None, help="ray: the cluster's address (default $RAY_ADDRESS)")
+    parser.add_argument("--slurm-folder", type=Path, default=None,
+                        help="slurm: submitit's folder, shared with the nodes (default: .submitit beside the table)")
+    parser.add_argument("--slurm", nargs="+", type=_key_value, metavar="KEY=VALUE",
+                        help="slurm: submitit parameters, e.g. slurm_partition=cpu timeout_min=240 mem_gb=8")
+    parser.add_argument("--fresh", action="store_true",
+                        help="sweeps: recompute every job (through a scratch table) instead of adding the missing ones")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="sweeps: print the jobs that would run, their CPU hours and wall time on N workers")
     parser.add_argument("--list", action="store_true",
                         help="print the registry, each entry's sizes from its config (with --quick: the quick ones), "
                              "and exit")
@@ -231,12 +230,21 @@ def main(argv=None) -> int:
             print(f"{'':32s} {describe(entry, args.quick, data_dir)}")
         return 0
     names = [e.name for e in REGISTRY]
-    unknown = sorted(set(args.only or ()) - set(names))
+    overrides = [t for t in args.targets if "=" in t]
+    chosen = [*args.only, *(t for t in args.targets if "=" not in t)]
+    unknown = sorted(set(chosen) - set(names))
     if unknown:
-        parser.error(f"--only: unknown entries {unknown}; choose from {names}")
-    entries = [e for e in REGISTRY if not args.only or e.name in args.only]
+        parser.error(f"unknown entries {unknown}; choose from {names}")
+    entries = [e for e in REGISTRY if e.name in chosen] if chosen else [e for e in REGISTRY if e.default]
+    if overrides and any(not e.sweep for e in entries):
+        parser.error(f"overrides {overrides} are for sweep entries; {[e.name for e in entries if not e.sweep]} "
+                     "are single runs")
     out = (args.out or (QUICK_OUT if args.quick else REPO)).resolve()
     data_dir = str(Path(args.data_dir).resolve())
+    if args.dry_run:
+        for entry in (e for e in entries if e.sweep):
+            run_sweep(entry, args, data_dir, out, overrides)
+        return 0
 
     started = time.perf_counter()
     timings = StepTimes()
@@ -244,7 +252,8 @@ def main(argv=None) -> int:
         entries = []
     # 1. before any work: every configuration composes, every data set is there
     for entry in entries:
-        compose([*entry.config_overrides(args.quick), f"data_dir={data_dir}"])
+        if not entry.sweep:
+            compose([*entry.config_overrides(args.quick), f"data_dir={data_dir}"])
     try:
         check_data(needed_data(entries), data_dir)
     except FileNotFoundError as error:
@@ -258,8 +267,12 @@ def main(argv=None) -> int:
         for entry in bar:
             bar.set_postfix_str(entry.name)
             timings.start(entry.name)
-            path = (run_sweep(entry, args.quick, data_dir, out, peers=args.peers) if entry.sweep
-                    else run_single(entry, args.quick, data_dir, out, args.peers))
+            try:
+                path = (run_sweep(entry, args, data_dir, out, overrides) if entry.sweep
+                        else run_single(entry, args.quick, data_dir, out, args.peers))
+            except (TableBusy, JobsFailed) as error:  # said in one message; the finished jobs' rows are in
+                print(f"error: {error}", file=sys.stderr)
+                return 2 if isinstance(error, TableBusy) else 1
             timings.stop()
             tqdm.write(f"{entry.name}: {path}")
 

@@ -19,8 +19,9 @@ class Entry:
     """One paper experiment: ``+experiment=<experiment>`` with ``overrides``.
 
     ``quick`` overrides shrink it for ``--quick`` (``quick_experiment`` replaces the experiment when
-    set); ``data`` names the data sets it reads (``ordrank.datasets.fetch`` names); ``sweep`` runs it
-    with ``run.py -m`` and collects the jobs' tables into ``<experiment>/benchmark.parquet``.
+    set); ``data`` names the data sets it reads (``ordrank.datasets.fetch`` names); ``sweep`` runs its
+    jobs on an engine into ``<experiment>/benchmark.parquet`` (``ordrank.launch``); an entry that is
+    not ``default`` runs only when named.
     """
 
     name: str
@@ -31,6 +32,7 @@ class Entry:
     data: tuple = ()
     sweep: bool = False
     paper: str = ""
+    default: bool = True  # run by `reproduce.py` without entry names (False: only when named)
 
     def config_overrides(self, quick: bool) -> list[str]:
         experiment = self.quick_experiment if quick and self.quick_experiment else self.experiment
@@ -73,6 +75,11 @@ REGISTRY = [
     Entry("boost_benchmark", "boost_benchmark", quick_experiment="boost_benchmark_quick",
           data=("orca",), sweep=True,
           paper="Li & Lin 2006 (seed 003): Reduction-Boost vs RankBoost, ORBoost beside; svor_benchmark's data"),
+    Entry("svor_benchmark_papers_sizes", "svor_benchmark/papers_sizes", data=("orca",), sweep=True, default=False,
+          quick=("train_sizes={bank2:200,computer2:200,calhousing:200,census2:200}", "dataset.redraw.n_splits=2",
+                 "protocol.splits=range(2)", "only=[SVORIM,Reduction-SVM]"),
+          paper="Chu & Keerthi 2007; Li & Lin 2006: the papers' training sizes (opt-in: 110 CPU-hours; "
+                "docs/cluster.md)"),
 ]
 
 # Experiments that are not a paper's result and `make reproduce` does not run: the script that runs them
@@ -137,7 +144,7 @@ def sweep_table(name: str, out: Path, quick: bool) -> Path:
     """The collected table of the registry's sweep entry ``name`` (its quick experiment's with ``quick``)."""
     entry = next(e for e in REGISTRY if e.name == name)
     experiment = entry.quick_experiment if quick else entry.experiment
-    return out / "results" / experiment / "benchmark.parquet"
+    return out / "results" / experiment.replace("/", "_") / "benchmark.parquet"  # the experiment's name
 
 
 def benchmark_table(out: Path, quick: bool) -> Path:
@@ -153,7 +160,7 @@ def boost_table(out: Path, quick: bool) -> Path:
 
 
 def papers_sizes_table(out: Path) -> Path:
-    """The opt-in ``svor_benchmark/papers_sizes`` table (not in the registry: run and collect by hand)."""
+    """The opt-in ``svor_benchmark_papers_sizes`` entry's table."""
     return out / "results" / PAPERS_SIZES / "benchmark.parquet"
 
 

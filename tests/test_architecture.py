@@ -3,7 +3,7 @@
 1. no import runs in a circle (the registry depends on the loaders, never the reverse);
 2. layers point down: a module imports from its own layer and the layers below, never above
    (:data:`LAYERS`, bottom up: datasets, features, queries → metrics → algorithms, results →
-   reports → protocols, plotting → app → experiments, run.py, benchmarks);
+   reports → protocols, plotting → app → launch → experiments, run.py, benchmarks);
 3. a private name (a module or an attribute with a leading underscore) is imported only inside its
    own subpackage: another subpackage (or a script) imports a public name of a public module;
 4. no re-export trick: ``# noqa: F401`` (a name imported only to be imported from here) only in an
@@ -36,6 +36,7 @@ LAYERS = [
      "settings",          # checks the run's top-level Hydra settings: used by app
      "resume",            # resuming a run or a sweep (a Hydra callback): used by app and run.py
      "data"},             # python -m ordrank.data, a command like app: imports datasets, imported by none
+    {"launch"},           # a sweep's jobs on an engine (local, Ray, SLURM), added to its tables: runs app's jobs
     {"experiments", "benchmarks",
      "run"},              # run.py, the Hydra entry point
 ]
