@@ -59,7 +59,7 @@ def install_local(name: str, source: str | os.PathLike, data_dir: str | os.PathL
             install_web(ds, source, tmp, new, origin)
         else:
             if source.is_file():
-                unpack(name, source, tmp / "unpacked")
+                unpack(name, source, tmp / "unpacked", str(origin))
                 source = tmp / "unpacked"
             candidates = [c for c in (source, *(source / f for f in (ds.folder, *ds.aliases))) if c.is_dir()]
             for candidate in candidates:  # the installed layout: the folder's files copied as they are
