@@ -47,6 +47,7 @@ class ArchiveError(Exception):
 
     def __init__(self, problem: str, member: str | None = None):
         self.problem, self.member = problem, member
+        self.archive: Path | None = None  # set by unpack and member_names: the archive they were given
         super().__init__(self.where("the archive"))
 
     def where(self, label: str) -> str:
@@ -114,6 +115,28 @@ class _Names:
         self.seen[key] = is_dir
 
 
+def _open(archive: Path) -> zipfile.ZipFile | tarfile.TarFile:
+    try:
+        return zipfile.ZipFile(archive) if zipfile.is_zipfile(archive) else tarfile.open(archive)
+    except READ_ERRORS as error:
+        raise ArchiveError(f"is not an archive that can be unpacked ({_cause(error)})") from None
+
+
+def member_names(archive: Path) -> list[str]:
+    """The names of the members of ``archive`` (of a tar: read through once); an ArchiveError if unreadable."""
+    try:
+        with _open(Path(archive)) as opened:
+            if isinstance(opened, zipfile.ZipFile):
+                return opened.namelist()
+            try:
+                return opened.getnames()
+            except READ_ERRORS as error:
+                raise ArchiveError(f"cannot be read ({_cause(error)}): the archive is damaged or truncated") from None
+    except ArchiveError as error:
+        error.archive = Path(archive)
+        raise
+
+
 def unpack(archive: Path, into: Path, members: Iterable[str] | None = None) -> None:
     """Unpack ``archive`` (zip, or tar of any compression) into the folder ``into``, every member checked
     (see the module docstring), only ``members`` written if given (every member is checked all the same).
@@ -123,12 +146,11 @@ def unpack(archive: Path, into: Path, members: Iterable[str] | None = None) -> N
     wanted = None if members is None else set(members)
     into.mkdir(parents=True, exist_ok=True)
     try:
-        is_zip = zipfile.is_zipfile(archive)
-        opened = zipfile.ZipFile(archive) if is_zip else tarfile.open(archive)
-    except READ_ERRORS as error:
-        raise ArchiveError(f"is not an archive that can be unpacked ({_cause(error)})") from None
-    with opened:
-        (_unzip if is_zip else _untar)(opened, archive, into, wanted)
+        with _open(archive) as opened:
+            (_unzip if isinstance(opened, zipfile.ZipFile) else _untar)(opened, archive, into, wanted)
+    except ArchiveError as error:
+        error.archive = archive
+        raise
 
 
 def _unzip(zipped: zipfile.ZipFile, archive: Path, into: Path, wanted: set[str] | None) -> None:
