@@ -23,6 +23,9 @@ callers turn :class:`ArchiveError` into their own message (the set, the user's f
 """
 from __future__ import annotations
 
+import bz2
+import contextlib
+import gzip
 import lzma
 import shutil
 import stat
@@ -53,7 +56,15 @@ class ArchiveError(Exception):
     def where(self, label: str) -> str:
         """The message, the archive being called ``label`` (e.g. the user's file, or the file and the
         member of an outer archive that held this one)."""
-        return f"{label}: member {self.member} {self.problem}" if self.member is not None else f"{label} {self.problem}"
+        if self.member is None:
+            return f"{label} {self.problem}"
+        return f"{label}: member {shown(self.member)} {self.problem}"
+
+
+def shown(name: str) -> str:
+    """``name`` as written in a message: as it is, or quoted (repr) when it holds a newline or another
+    character that cannot be printed (a message stays one line)."""
+    return name if name.isprintable() else repr(name)
 
 
 def _cause(error: BaseException) -> str:
@@ -75,7 +86,7 @@ def name_problem(name: str, is_dir: bool = False) -> str | None:
 
 
 def _kind_problem(kind: str, target: str = "") -> str:
-    return (f"is a {kind}{f' (to {target})' if target else ''}: refused (a data archive holds only files and "
+    return (f"is a {kind}{f' (to {shown(target)})' if target else ''}: refused (a data archive holds only files and "
             "folders; a link could point outside the data directory once installed)")
 
 
@@ -115,17 +126,64 @@ class _Names:
         self.seen[key] = is_dir
 
 
-def _open(archive: Path) -> zipfile.ZipFile | tarfile.TarFile:
+COMPRESSIONS = {b"\x1f\x8b": ("gzip", gzip.open), b"BZh": ("bzip2", bz2.open), b"\xfd7zXZ\x00": ("xz", lzma.open)}
+"""A tar's compression, by the first bytes of the file."""
+
+
+class _Recording:
+    """The file tarfile reads, keeping the last block read: after the last member, it must be the zero
+    block that ends a tar (a damaged header, or an archive cut short, ends tarfile's reading silently)."""
+
+    def __init__(self, file):
+        self.file, self.last = file, b""
+
+    def read(self, n: int = -1) -> bytes:
+        self.last = self.file.read(n)
+        return self.last
+
+    def seek(self, *args) -> int:
+        return self.file.seek(*args)
+
+    def tell(self) -> int:
+        return self.file.tell()
+
+
+@contextlib.contextmanager
+def _open(archive: Path):
+    """(the open zip or tar, the tar's :class:`_Recording` or None); an ArchiveError when unreadable."""
+    with contextlib.ExitStack() as stack:
+        opened, recording = _opened(archive, stack)
+        yield opened, recording
+
+
+def _opened(archive: Path, stack: contextlib.ExitStack):
+    is_zip, start, kind, opener = zipfile.is_zipfile(archive), b"", "", None
     try:
-        return zipfile.ZipFile(archive) if zipfile.is_zipfile(archive) else tarfile.open(archive)
+        if is_zip:
+            return stack.enter_context(zipfile.ZipFile(archive)), None
+        with open(archive, "rb") as file:
+            start = file.read(512)
+        if start.startswith(b"PK\x03\x04"):  # a zip's first member, and no member list at its end
+            raise ArchiveError("is a zip archive without its member list (the central directory at its "
+                               "end): it is truncated or damaged")
+        kind, opener = next((v for k, v in COMPRESSIONS.items() if start.startswith(k)), ("", None))
+        if opener is None and start[257:262] != b"ustar":  # no known compression nor tar header
+            return stack.enter_context(tarfile.open(archive)), None  # another format tarfile reads, or why not
+        recording = _Recording(stack.enter_context((opener or open)(archive, "rb")))
+        return stack.enter_context(tarfile.open(fileobj=recording, mode="r:")), recording
     except READ_ERRORS as error:
-        raise ArchiveError(f"is not an archive that can be unpacked ({_cause(error)})") from None
+        if is_zip:
+            raise ArchiveError(f"is a zip archive that cannot be read ({_cause(error)})") from None
+        if opener is None and start[257:262] != b"ustar":
+            raise ArchiveError(f"is not an archive that can be unpacked ({_cause(error)})") from None
+        raise ArchiveError(f"cannot be read as a tar archive{f' ({kind}-compressed)' if kind else ''} "
+                           f"({_cause(error)}): it is damaged or truncated") from None
 
 
 def member_names(archive: Path) -> list[str]:
     """The names of the members of ``archive`` (of a tar: read through once); an ArchiveError if unreadable."""
     try:
-        with _open(Path(archive)) as opened:
+        with _open(Path(archive)) as (opened, _):
             if isinstance(opened, zipfile.ZipFile):
                 return opened.namelist()
             try:
@@ -146,8 +204,11 @@ def unpack(archive: Path, into: Path, members: Iterable[str] | None = None) -> N
     wanted = None if members is None else set(members)
     into.mkdir(parents=True, exist_ok=True)
     try:
-        with _open(archive) as opened:
-            (_unzip if isinstance(opened, zipfile.ZipFile) else _untar)(opened, archive, into, wanted)
+        with _open(archive) as (opened, recording):
+            if isinstance(opened, zipfile.ZipFile):
+                _unzip(opened, archive, into, wanted)
+            else:
+                _untar(opened, recording, archive, into, wanted)
     except ArchiveError as error:
         error.archive = archive
         raise
@@ -158,8 +219,8 @@ def _unzip(zipped: zipfile.ZipFile, archive: Path, into: Path, wanted: set[str] 
     for info in infos:  # the whole member list first: nothing is written from a refused zip
         name, mode = info.filename, info.external_attr >> 16 if info.create_system == 3 else 0
         problem = name_problem(name, info.is_dir())
-        if problem is None and stat.S_ISLNK(mode):
-            problem = _kind_problem("symbolic link")
+        if problem is None and stat.S_ISLNK(mode):  # its data is the target: named when short and readable
+            problem = _kind_problem("symbolic link", _link_target(zipped, info))
         elif problem is None and stat.S_IFMT(mode) and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
             problem = _kind_problem(f"special file (mode {stat.filemode(mode)})")
         elif problem is None and info.compress_type == zipfile.ZIP_STORED and info.file_size != info.compress_size:
@@ -182,7 +243,17 @@ def _unzip(zipped: zipfile.ZipFile, archive: Path, into: Path, wanted: set[str] 
                                    "incomplete", info.filename) from None
 
 
-def _untar(tar: tarfile.TarFile, archive: Path, into: Path, wanted: set[str] | None) -> None:
+def _link_target(zipped: zipfile.ZipFile, info: zipfile.ZipInfo) -> str:
+    if info.file_size > 4096:
+        return ""
+    try:
+        return zipped.read(info).decode(errors="replace")
+    except READ_ERRORS:
+        return ""
+
+
+def _untar(tar: tarfile.TarFile, recording: _Recording | None, archive: Path, into: Path,
+           wanted: set[str] | None) -> None:
     budget, names, last = _Budget(archive, into), _Names(), None
     while True:
         try:
@@ -192,7 +263,7 @@ def _untar(tar: tarfile.TarFile, archive: Path, into: Path, wanted: set[str] | N
             raise ArchiveError(f"cannot be read{after} ({_cause(error)}): the archive is damaged or "
                                "truncated") from None
         if member is None:
-            return
+            return _check_end(recording, last)
         last = member.name
         problem = name_problem(member.name, member.isdir())
         if problem is None and member.issym():
@@ -211,3 +282,20 @@ def _untar(tar: tarfile.TarFile, archive: Path, into: Path, wanted: set[str] | N
             except READ_ERRORS as error:
                 raise ArchiveError(f"cannot be unpacked ({_cause(error)}): the archive is damaged or "
                                    "truncated", member.name) from None
+
+
+def _check_end(recording: _Recording | None, last: str | None) -> None:
+    """After the last member: the block read must be tar's end marker (zeros), and the rest of the
+    (compressed) stream must read to its end, which checks its own checksums (gzip's CRC-32, bzip2's, xz's)."""
+    if recording is None:
+        return
+    after = f" after member {last}" if last is not None else ""
+    if len(recording.last) < tarfile.BLOCKSIZE or recording.last.count(0) != tarfile.BLOCKSIZE:
+        raise ArchiveError(f"ends{after} without tar's end-of-archive marker: it is truncated, or a header is "
+                           "damaged")
+    try:
+        while recording.read(1 << 20):
+            pass
+    except READ_ERRORS as error:
+        raise ArchiveError(f"cannot be read to its end{after} ({_cause(error)}): the archive is damaged or "
+                           "truncated") from None

@@ -18,7 +18,7 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 from ordrank.datasets import archives
-from ordrank.datasets.archives import ArchiveError
+from ordrank.datasets.archives import ArchiveError, member_names
 from ordrank.datasets.registry import DataSet, FetchError
 from ordrank.datasets.web_sets import PUBLISHED, Published, count_lines
 
@@ -49,8 +49,10 @@ def install_web(ds: DataSet, source: Path, tmp: Path, new: Path, origin: Path) -
                              f"{ds.web.archive} (an incomplete or another download?)")
         members = None
         if zipfile.is_zipfile(source):  # the layout from the member list: nothing unpacked if it is wrong
-            with zipfile.ZipFile(source) as zipped:
-                listed = {n for n in zipped.namelist() if not n.endswith("/")}
+            try:
+                listed = {n for n in member_names(source) if not n.endswith("/")}
+            except ArchiveError as error:
+                raise FetchError(f"{ds.name}: {error.where(str(origin))}") from None
             found = _locate(ds, listed)
             if found is not None and not found[2]:
                 members = [found[0] + name for name in found[1].values()]
