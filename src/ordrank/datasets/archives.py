@@ -56,9 +56,8 @@ class ArchiveError(Exception):
     def where(self, label: str) -> str:
         """The message, the archive being called ``label`` (e.g. the user's file, or the file and the
         member of an outer archive that held this one)."""
-        if self.member is None:
-            return f"{label} {self.problem}"
-        return f"{label}: member {shown(self.member)} {self.problem}"
+        at = f": member {shown(self.member)}" if self.member is not None else ""
+        return f"{label}{at} {self.problem}"
 
 
 def shown(name: str) -> str:
@@ -67,9 +66,8 @@ def shown(name: str) -> str:
     return name if name.isprintable() else repr(name)
 
 
-def _cause(error: BaseException) -> str:
-    return f"{type(error).__module__ + '.' if type(error).__module__ == 'zlib' else ''}{type(error).__name__}: " \
-           f"{' '.join(str(error).split())}"
+def _cause(error: BaseException) -> str:  # zlib's error is called zlib.error
+    return f"{'zlib.' * (type(error) is zlib.error)}{type(error).__name__}: {' '.join(str(error).split())}"
 
 
 def name_problem(name: str, is_dir: bool = False) -> str | None:
