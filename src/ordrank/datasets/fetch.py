@@ -26,9 +26,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shlex
-import tarfile
 import tempfile
-import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +35,7 @@ import pooch
 import requests
 from tqdm.auto import tqdm
 
+from ordrank.datasets.archives import ArchiveError
 from ordrank.datasets.ratings import resolve_data_dir
 from ordrank.datasets.registry import Check, DataSet, FetchError, get
 
@@ -188,7 +187,10 @@ def fetch(name: str, data_dir: str | os.PathLike | None = None, base_url: str | 
         _download(ds, downloaded, base_url)
         try:
             ds.install(downloaded, new)
-        except (OSError, zipfile.BadZipFile, tarfile.TarError, FetchError) as error:
+        except ArchiveError as error:  # names the downloaded archive and its member at fault
+            url = ds.url(error.archive.relative_to(downloaded).as_posix(), base_url)
+            raise FetchError(f"{name}: could not unpack the download: {error.where(url)}") from None
+        except (OSError, FetchError) as error:
             raise FetchError(f"{name}: could not unpack the download from {ds.url(ds.downloads[0].path, base_url)}: "
                              f"{error}") from None
         failed = _problems(ds, new)

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import tarfile
 import tempfile
-import zipfile
 from pathlib import Path
 
 import pooch
 
+from ordrank.datasets.archives import ArchiveError
 from ordrank.datasets.fetch import (DataSet, FetchError, _label, _move_into_place, _problems, get,
                                     writable_data_dir)
 from ordrank.datasets.ratings import resolve_data_dir
@@ -59,7 +58,7 @@ def install_local(name: str, source: str | os.PathLike, data_dir: str | os.PathL
             install_web(ds, source, tmp, new, origin)
         else:
             if source.is_file():
-                unpack(name, source, tmp / "unpacked")
+                unpack(name, source, tmp / "unpacked", str(origin))
                 source = tmp / "unpacked"
             candidates = [c for c in (source, *(source / f for f in (ds.folder, *ds.aliases))) if c.is_dir()]
             for candidate in candidates:  # the installed layout: the folder's files copied as they are
@@ -71,9 +70,10 @@ def install_local(name: str, source: str | os.PathLike, data_dir: str | os.PathL
         failed = _problems(ds, new)
         if failed:
             check, actual = failed[0]
-            got = "files missing" if actual is None else f"got {actual}"
+            if actual is None:
+                raise FetchError(f"{name}: {_label(check)} is missing from what {origin} holds")
             raise FetchError(f"{name}: {_label(check)} made from {origin} does not match its pinned "
-                             f"sha256: expected {check.sha256}, {got}")
+                             f"sha256: expected {check.sha256}, got {actual}")
         _move_into_place(new, root / ds.folder)
     return root / ds.folder
 
@@ -103,10 +103,14 @@ def _install_download_layout(ds: DataSet, candidates: list[Path], tmp: Path, new
                     if actual != expected:
                         raise FetchError(f"{ds.name}: {d.path} in {origin} does not match its pinned "
                                          f"{algorithm or 'sha256'}: expected {expected}, got {actual}")
+            where = origin if candidates[0] == origin else f"{origin} (unpacked)"
             try:
                 ds.install(downloaded, new)
-            except (OSError, zipfile.BadZipFile, tarfile.TarError, FetchError) as error:
-                raise FetchError(f"{ds.name}: could not unpack {candidate}: {error}") from None
+            except ArchiveError as error:  # names the user's file, the download in it and the member at fault
+                inner = (candidate / error.archive.relative_to(downloaded)).relative_to(candidates[0]).as_posix()
+                raise FetchError(f"{ds.name}: {error.where(f'{where}: {inner}')}") from None
+            except (OSError, FetchError) as error:
+                raise FetchError(f"{ds.name}: could not unpack {where}: {error}") from None
             return
     installed = ds.checks[0].files[0]
     upstream = ds.downloads[0].path if ds.downloads else "(no download)"

@@ -12,11 +12,11 @@ import io
 import lzma
 import os
 import tarfile
-import zipfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ordrank.datasets.archives import member_names, unpack
 from ordrank.datasets.orca_archives import ORCA_ARCHIVES
 from ordrank.datasets.partitions import CHU_FOLDERS, ONE_BASED
 from ordrank.datasets.ratings import EACHMOVIE_SOURCE
@@ -85,12 +85,12 @@ def _as_downloaded(downloaded: Path, new: Path) -> None:
 
 
 def _unzip(top: str) -> Callable[[Path, Path], None]:
-    """Unpack each downloaded zip; the zip's folder ``top`` becomes the set's folder."""
+    """Unpack each downloaded zip (checked: :func:`ordrank.datasets.archives.unpack`); the zip's folder
+    ``top`` becomes the set's folder."""
     def install(downloaded: Path, new: Path) -> None:
-        unpacked = downloaded.parent / "unpacked"
+        unpacked = downloaded.parent / "download-unpacked"
         for archive in sorted(downloaded.glob("*.zip")):
-            with zipfile.ZipFile(archive) as zipped:
-                zipped.extractall(unpacked)
+            unpack(archive, unpacked)
         if not (unpacked / top).is_dir():
             raise FetchError(f"the zip archive has no folder {top}/")
         os.replace(unpacked / top, new)
@@ -243,16 +243,19 @@ def _ohsumed_subsets(downloaded: Path, new: Path) -> None:
     """``OHSUMED.zip``'s ``<top>/QueryLevelNorm/Fold<k>/test.txt`` -> ``QueryLevelNorm/S<i>.txt``.
 
     LETOR's five test files are five disjoint query sets; every fold's train and vali files are
-    made of them (Fold k trains on three, validates on one), so only the test files are kept.
+    made of them (Fold k trains on three, validates on one), so only the test files are kept (every
+    member checked: :func:`ordrank.datasets.archives.unpack`).
     """
-    with zipfile.ZipFile(downloaded / "OHSUMED.zip") as zipped:
-        members = {name.split("QueryLevelNorm/", 1)[1]: name for name in zipped.namelist()
-                   if "QueryLevelNorm/Fold" in name and name.endswith("/test.txt")}
-        for target, (fold, _) in OHSUMED_SUBSETS.items():
-            if f"{fold}/test.txt" not in members:
-                raise FetchError(f"the zip archive has no QueryLevelNorm/{fold}/test.txt")
-            (new / target).parent.mkdir(parents=True, exist_ok=True)
-            (new / target).write_bytes(zipped.read(members[f"{fold}/test.txt"]))
+    members = {name.split("QueryLevelNorm/", 1)[1]: name for name in member_names(downloaded / "OHSUMED.zip")
+               if "QueryLevelNorm/Fold" in name and name.endswith("/test.txt")}
+    for fold, _ in OHSUMED_SUBSETS.values():
+        if f"{fold}/test.txt" not in members:
+            raise FetchError(f"the zip archive has no QueryLevelNorm/{fold}/test.txt")
+    unpacked = downloaded.parent / "download-unpacked"
+    unpack(downloaded / "OHSUMED.zip", unpacked, [members[f"{fold}/test.txt"] for fold, _ in OHSUMED_SUBSETS.values()])
+    for target, (fold, _) in OHSUMED_SUBSETS.items():
+        (new / target).parent.mkdir(parents=True, exist_ok=True)
+        os.replace(unpacked / members[f"{fold}/test.txt"], new / target)
 
 
 DATASETS["letor3-ohsumed"] = DataSet(

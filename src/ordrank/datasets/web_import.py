@@ -12,32 +12,30 @@ are moved (not copied) into place, files of a folder are copied once.
 """
 from __future__ import annotations
 
-import lzma
 import os
 import shutil
-import tarfile
 import zipfile
 from pathlib import Path, PurePosixPath
 
+from ordrank.datasets import archives
+from ordrank.datasets.archives import ArchiveError, member_names
 from ordrank.datasets.registry import DataSet, FetchError
 from ordrank.datasets.web_sets import PUBLISHED, Published, count_lines
 
 SKIPPED = (".fetch-", ".import-")  # temporary folders of fetch and import, never read
 
 
-def unpack(name: str, archive: Path, into: Path, members: list[str] | None = None) -> None:
-    """Unpack ``archive`` (zip, or tar of any compression) into ``into`` (only ``members`` of a zip, if
-    given); a FetchError naming it when it cannot be unpacked."""
+def unpack(name: str, archive: Path, into: Path, where: str, members: list[str] | None = None) -> None:
+    """Unpack ``archive`` into ``into`` (only ``members``, if given), every member checked first
+    (:func:`ordrank.datasets.archives.unpack`: no links, no names outside, no false sizes); a FetchError
+    naming the set, ``where`` (the user's archive, or the outer archive and the member that held this one)
+    and the member at fault otherwise."""
     try:
-        if zipfile.is_zipfile(archive):
-            with zipfile.ZipFile(archive) as zipped:  # member paths are sanitized
-                zipped.extractall(into, members)
-        else:
-            with tarfile.open(archive) as tar:  # any compression; no paths outside, no devices
-                tar.extractall(into, filter="data")
-    except (ValueError, OSError, tarfile.TarError, zipfile.BadZipFile, EOFError, lzma.LZMAError) as error:
-        raise FetchError(f"{name}: {archive} is not a folder nor an archive that can be unpacked "
-                         f"({type(error).__name__}: {' '.join(str(error).split())})") from None
+        archives.unpack(archive, into, members)
+    except ArchiveError as error:
+        if error.member is None and error.problem.startswith("is not an archive"):
+            error.problem = "is not a folder nor an archive" + error.problem.removeprefix("is not an archive")
+        raise FetchError(f"{name}: {error.where(where)}") from None
 
 
 def install_web(ds: DataSet, source: Path, tmp: Path, new: Path, origin: Path) -> None:
@@ -51,14 +49,16 @@ def install_web(ds: DataSet, source: Path, tmp: Path, new: Path, origin: Path) -
                              f"{ds.web.archive} (an incomplete or another download?)")
         members = None
         if zipfile.is_zipfile(source):  # the layout from the member list: nothing unpacked if it is wrong
-            with zipfile.ZipFile(source) as zipped:
-                listed = {n for n in zipped.namelist() if not n.endswith("/")}
+            try:
+                listed = {n for n in member_names(source) if not n.endswith("/")}
+            except ArchiveError as error:
+                raise FetchError(f"{ds.name}: {error.where(str(origin))}") from None
             found = _locate(ds, listed)
             if found is not None and not found[2]:
                 members = [found[0] + name for name in found[1].values()]
             elif not _inner(ds, listed):
                 raise _layout_error(ds, listed, found, f"{origin} (zip)")
-        unpack(ds.name, source, tmp / "unpacked", members)
+        unpack(ds.name, source, tmp / "unpacked", str(origin), members)
         _install_folder(ds, tmp / "unpacked", tmp, new, f"{origin} (unpacked)", published, move=True)
     else:
         _install_folder(ds, source, tmp, new, str(origin), published, move=False)
@@ -124,7 +124,7 @@ def _install_folder(ds: DataSet, folder: Path, tmp: Path, new: Path, where: str,
     found = _locate(ds, paths)
     if (found is None or found[2]) and outer and _inner(ds, paths):  # the files are in an inner archive
         inner = _inner(ds, paths)[0]
-        unpack(ds.name, folder / inner, tmp / "inner")
+        unpack(ds.name, folder / inner, tmp / "inner", f"{where}: {inner}")
         return _install_folder(ds, tmp / "inner", tmp, new, f"{where}: {inner}", published, move=True, outer=False)
     if found is None or found[2]:
         raise _layout_error(ds, paths, found, where)
