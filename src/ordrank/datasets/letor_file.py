@@ -136,7 +136,8 @@ def _slow_values(path, buf, slow, X, y, store: bool) -> None:
     y[row[label]] = value[label].astype(np.int64)
     keep = ~label & (column < X.shape[1])  # a column beyond: the line has a bad token further on (parse_chunk)
     if store and keep.any():
-        X[row[keep], column[keep]] = value[keep] + 0.0  # -0 gives +0.0, as in parse_chunk
+        X[row[keep], column[keep]] = value[keep]
+        X[row[keep], column[keep]] += 0.0  # -0 (in X's type) gives +0.0, as in parse_chunk
 
 
 def _parse(path: Path, X, rows: int, n_features: int | None, dtype):

@@ -281,7 +281,9 @@ def parse_chunk(buf, words, n, final, state, X, y, qid, line_of_row, doc_start, 
                 slow = _push(slow, count, row, index - 1, line, i, colon + 1, t)
                 count += 1
             elif store and index <= columns:
-                X[row, index - 1] = value + 0.0  # -0 gives +0.0, as scipy's toarray() did in the old reader
+                X[row, index - 1] = value
+                if X[row, index - 1] == 0:  # -0 (or a float32 rounded to -0) gives +0.0, as scipy's toarray()
+                    X[row, index - 1] = 0.0
             previous = index
         if store and wider:
             error[0] = CHANGED
