@@ -118,7 +118,8 @@ CASES = [
          with_memory(8 * 2 ** 30, line_2("1 qid:1 1000000000:1", n_features=None))),
     Case("letor-index-thousands-of-digits", "`1` followed by 4999 digits as a feature index", LetorFormatError,
          r"^<tmp>/Fold1/train\.txt, line 2: feature index 11111111111111111111\.\.\. \(5000 digits\) is beyond "
-         r"2147483647, the largest the SVMlight parser reads$", line_2("1 qid:1 " + "1" * 5000 + ":1", n_features=None)),
+         r"2147483647, the largest the SVMlight parser reads$",
+         line_2("1 qid:1 " + "1" * 5000 + ":1", n_features=None)),
     Case("letor-negative-index-thousands-of-digits", "`-` and 5000 digits as a feature index", LetorFormatError,
          r"^<tmp>/Fold1/train\.txt, line 2: feature index -22222222222222222222\.\.\. \(5000 digits\) in "
          r"'-222222222222222222222222222222222222222'\.\.\. \(5003 characters\): indices start at 1$",
@@ -131,7 +132,8 @@ CASES = [
     Case("letor-n-features-zero", "`load_letor(path, n_features=0)`", ValueError,
          r"^n_features must be None or a positive integer \(the feature count\), got 0$", line_2("1 qid:1 1:1", 0)),
     Case("letor-n-features-float", "`load_letor(path, n_features=3.0)`", ValueError,
-         r"^n_features must be None or a positive integer \(the feature count\), got 3\.0$", line_2("1 qid:1 1:1", 3.0)),
+         r"^n_features must be None or a positive integer \(the feature count\), got 3\.0$",
+         line_2("1 qid:1 1:1", 3.0)),
     Case("letor-n-features-bool", "`load_letor(path, n_features=True)`", ValueError,
          r"^n_features must be None or a positive integer \(the feature count\), got True$",
          line_2("1 qid:1 1:1", True)),

@@ -227,7 +227,8 @@ REGEX_SPACES = [c for c in map(chr, range(0x3001)) if re.match(r"\s", c) and c n
 FINITE = st.floats(allow_nan=False, allow_infinity=False)
 SPELLINGS = [repr, "%.18e".__mod__, "%.17g".__mod__, "%.7g".__mod__, "%.6f".__mod__, "%.25e".__mod__,
              lambda x: repr(float(np.float32(x))) if abs(x) < 3e38 else repr(x),
-             lambda x: f"{x:+.12E}", lambda x: "00" + repr(abs(x)), lambda x: f"{x:.3e}".replace("e+", "E+0").replace("e-", "e-00")]
+             lambda x: f"{x:+.12E}", lambda x: "00" + repr(abs(x)),
+             lambda x: f"{x:.3e}".replace("e+", "E+0").replace("e-", "e-00")]
 DIGITS = st.from_regex(r"\A[+-]?([0-9]{1,30}(\.[0-9]{0,30})?|\.[0-9]{1,30})([eE][+-]?[0-9]{1,2})?\Z")  # finite
 VALUE = st.one_of(st.tuples(FINITE, st.sampled_from(SPELLINGS)).map(lambda p: p[1](p[0])), DIGITS).filter(
     lambda token: abs(float(token)) < np.inf)  # a spelling rounded up to infinity is no valid value

@@ -13,10 +13,13 @@ chunk's end for the next chunk. Pass 1 counts the rows and, when ``n_features`` 
 largest feature index (of the lines' last tokens); X is then allocated once, dense and C-contiguous,
 if the machine has the memory (:func:`available_memory`; else an error names the line of that index).
 Pass 2 writes labels, query ids and values straight into X, y and qid.
-Values come out exactly as strtod (and scikit-learn's parser) reads them: the compiled parser takes
-the numbers one correctly rounded float64 operation gets right, Python's ``float()`` the others (see
-:mod:`~ordrank.datasets.letor_parse`); float32 is the float64 value rounded. Docids are copied from the
-byte spans the parser found. Peak memory: X, the 8-byte-per-row arrays and one chunk.
+Values come out exactly as strtod (and scikit-learn's parser) reads them: the compiled parser rounds
+every decimal correctly (:mod:`~ordrank.datasets.decimal_parse`), whatever its number of digits, and
+leaves to Python's ``float()`` only subnormal, infinite and non-decimal tokens (``nan``, ``1_0``: read
+as scikit-learn reads them, or refused); float32 is the float64 value rounded, as scikit-learn's
+parser stores it, and a value that is -0 in X's type is stored +0.0 (scikit-learn's dense X). Docids
+are copied from the byte spans the parser found (:data:`DOCID`, its spaces Unicode's, as on the
+decoded comment). Peak memory: X, the 8-byte-per-row arrays and one chunk.
 
 Errors (:class:`LetorFormatError`) name the file and the 1-based line: the parser stops at the first
 bad line and reports a code that :func:`_message` words; query contiguity and docids are checked on
@@ -36,7 +39,7 @@ import psutil
 from ordrank.datasets import letor_parse as parse
 from ordrank.datasets.letor_messages import NULL_HINT, describe, read_float, show, text
 
-DOCID = re.compile(r"docid\s*=\s*(\S+)")  # what the parser matches in a comment (letor_parse._find_docid)
+DOCID = re.compile(r"docid\s*=\s*(\S+)")  # the parser's rule for a comment's docid (letor_parse._find_docid)
 
 INT64 = (-2 ** 63, 2 ** 63 - 1)
 
