@@ -1,22 +1,25 @@
-"""Time and memory of reading an MSLR-WEB10K-shaped LETOR file: ordrank's reader against XGBoost's.
+"""Time and memory of reading WEB30K-shaped LETOR files: ordrank's reader beside scikit-learn's and XGBoost's,
+on three spellings of the same values.
 
-The file (written once under ``--dir``, then reused): 719,830 lines of ``label qid:Q 1:v ... 136:v``,
-every feature written, on raw scales like MSLR-WEB10K's Fold1/train.txt (counts up to 10^6, reals with
-up to 6 decimals, some negative, many zeros), grades 0-4, queries of long-tailed size (mean ~120
-documents). Each reader runs in its own child process, so its peak RSS (``os.wait4``) is its own; the
+The lines (written once under ``--dir``, then reused): ``--rows`` lines of ``label qid:Q 1:v ... 136:v``,
+every feature written, on raw scales like MSLR-WEB30K's (counts up to 10^6, reals with up to 6 decimals,
+some negative, many zeros), grades 0-4, queries of long-tailed size (mean ~120 documents). The values are
+float32 numbers, each file spelling them one way: ``%.7g`` (7 significant digits), ``repr`` of the
+float32 value as a Python float (17 digits, "0.12345600128173828") and ``%.18e`` (19 digits and an
+exponent). Each reader runs in its own child process, so its peak RSS (``os.wait4``) is its own; the
 child reports the call's wall and CPU time and its RSS just before the call (imports and compilation
-done, on a tiny file, before it).
+done, on a tiny file, before it), and a digest of X as a dense float64 matrix (after the timing), so the
+table shows whether ordrank's X is scikit-learn's bit for bit.
 
-Readers: ordrank ``load_letor`` (float32, float64), ``xgboost.DMatrix(path + '?format=libsvm')`` (query
-ids included; it holds a CSR matrix, float32 values), and with ``--old`` scikit-learn's
-``load_svmlight_file`` + ``toarray()`` (float64), the bulk of the reader ordrank had before (which also
-scanned every line in Python: 188 s on such a file).
+Readers: ordrank ``load_letor`` (float32, float64), scikit-learn ``load_svmlight_file(query_id=True)``
+(float64, CSR) and ``xgboost.DMatrix(path + '?format=libsvm')`` (query ids included; CSR, float32).
 
-    python benchmarks/bench_letor_reader.py [--dir build/bench_letor] [--old] [--rows 719830]
+    python benchmarks/bench_letor_reader.py [--dir build/bench_letor] [--rows 100000]
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -27,11 +30,12 @@ from pathlib import Path
 
 import numpy as np
 
-ROWS, FEATURES, MEAN_QUERY = 719_830, 136, 120
+ROWS, FEATURES, MEAN_QUERY = 100_000, 136, 120
+SPELLINGS = {"7 digits": "%.7g".__mod__, "repr, 17 digits": repr, "%.18e": "%.18e".__mod__}
 READERS = {"ordrank float32": "ordrank load_letor(dtype=float32)",
            "ordrank float64": "ordrank load_letor(dtype=float64)",
-           "xgboost": "xgboost DMatrix(?format=libsvm)",
-           "sklearn": "scikit-learn load_svmlight_file + toarray (old core)"}
+           "sklearn": "scikit-learn load_svmlight_file(query_id=True)",
+           "xgboost": "xgboost DMatrix(?format=libsvm)"}
 
 
 def query_sizes(rng, rows: int) -> np.ndarray:
@@ -59,8 +63,9 @@ def feature_columns(rng, n: int) -> list[np.ndarray]:
     return columns
 
 
-def write_file(path: Path, rows: int, seed: int = 0, batch: int = 40_000) -> None:
-    """The MSLR-shaped file, written batch by batch with pyarrow's string casts and joins."""
+def write_file(path: Path, rows: int, spell, seed: int = 0, batch: int = 20_000) -> None:
+    """The MSLR-shaped file, its float32 values written by ``spell`` (a Python float -> str), batch by
+    batch with pyarrow's joins."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -80,7 +85,8 @@ def write_file(path: Path, rows: int, seed: int = 0, batch: int = 40_000) -> Non
             parts = [as_text(labels[start:start + n]),
                      pc.binary_join_element_wise("qid", as_text(qids[start:start + n]), ":")]
             for j, values in enumerate(feature_columns(rng, n), 1):
-                parts.append(pc.binary_join_element_wise(str(j), as_text(values), ":"))
+                spelled = pa.array(list(map(spell, values.astype(np.float32).astype(float).tolist())))
+                parts.append(pc.binary_join_element_wise(str(j), spelled, ":"))
             lines = pc.binary_join_element_wise(pc.binary_join_element_wise(*parts, " "), "\n", "")
             offsets = np.frombuffer(lines.buffers()[1], np.int32)
             out.write(memoryview(lines.buffers()[2])[offsets[0]:offsets[n]])
@@ -88,7 +94,7 @@ def write_file(path: Path, rows: int, seed: int = 0, batch: int = 40_000) -> Non
 
 
 def child(reader: str, path: str) -> None:
-    """Run one reader, print its timing as JSON (the parent measures peak RSS)."""
+    """Run one reader, print its timing and X's digest as JSON (the parent measures peak RSS)."""
     import psutil
 
     if reader.startswith("ordrank"):
@@ -103,6 +109,9 @@ def child(reader: str, path: str) -> None:
 
         def size(data):
             return data.X.nbytes
+
+        def dense(data):
+            return data.X.astype(np.float64)
     elif reader == "xgboost":
         import xgboost
 
@@ -111,20 +120,29 @@ def child(reader: str, path: str) -> None:
 
         def size(data):
             return data.num_nonmissing() * 8 + (data.num_row() + 1) * 8  # CSR: value, index
+
+        def dense(data):
+            return None
     else:
         from sklearn.datasets import load_svmlight_file
 
         def read():
-            return load_svmlight_file(path, query_id=True, zero_based=False)[0].toarray()
+            return load_svmlight_file(path, query_id=True, zero_based=False)[0]
 
         def size(X):
-            return X.nbytes
+            return X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+
+        def dense(X):
+            return X.toarray()
     baseline = psutil.Process().memory_info().rss
     before, cpu = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
     data = read()
     after, cpu_after = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
     used = cpu_after.ru_utime + cpu_after.ru_stime - cpu.ru_utime - cpu.ru_stime
-    print(json.dumps({"wall": after - before, "cpu": used, "baseline": baseline, "matrix": size(data)}))
+    X = dense(data)
+    digest = None if X is None else hashlib.sha256(np.ascontiguousarray(X + 0.0).tobytes()).hexdigest()
+    print(json.dumps({"wall": after - before, "cpu": used, "baseline": baseline, "matrix": size(data),
+                      "digest": digest}))
 
 
 def run(reader: str, path: Path) -> dict:
@@ -139,30 +157,36 @@ def run(reader: str, path: Path) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--dir", default="build/bench_letor", help="where the file is written (and reused)")
-    parser.add_argument("--rows", type=int, default=ROWS, help="lines of the file")
-    parser.add_argument("--old", action="store_true", help="also time scikit-learn's parser (minutes)")
+    parser.add_argument("--dir", default="build/bench_letor", help="where the files are written (and reused)")
+    parser.add_argument("--rows", type=int, default=ROWS, help="lines of each file")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         return child(*args.child)
-    path = Path(args.dir) / f"mslr_shaped_{args.rows}.txt"
-    if not path.exists():
-        start = time.perf_counter()
-        write_file(path, args.rows)
-        print(f"wrote {path} ({path.stat().st_size / 1e9:.2f} GB) in {time.perf_counter() - start:.0f} s")
-    print(f"{path}: {path.stat().st_size / 1e9:.2f} GB, {args.rows} lines x {FEATURES} features\n")
-    readers = ["xgboost", "ordrank float32", "ordrank float64"] + (["sklearn"] if args.old else [])
-    results = {reader: run(reader, path) for reader in readers}
-    base = results["xgboost"]["wall"]
-    print("| reader | wall s | CPU s | peak RSS GB | RSS before GB | matrix GB | time / XGBoost's | "
-          "(peak - before) / matrix |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for reader, r in results.items():
-        matrix = f"{r['matrix'] / 1e9:.2f}" + (" (CSR)" if reader == "xgboost" else "")
-        print(f"| {READERS[reader]} | {r['wall']:.1f} | {r['cpu']:.1f} | {r['peak'] / 1e9:.2f} | "
-              f"{r['baseline'] / 1e9:.2f} | {matrix} | {r['wall'] / base:.2f} | "
-              f"{(r['peak'] - r['baseline']) / r['matrix']:.2f} |")
+    results = {}
+    for spelling, spell in SPELLINGS.items():
+        name = spelling.split(",")[0].replace(" ", "_").replace("%.", "")
+        path = Path(args.dir) / f"web30k_shaped_{args.rows}_{name}.txt"
+        if not path.exists():
+            start = time.perf_counter()
+            write_file(path, args.rows, spell)
+            print(f"wrote {path} in {time.perf_counter() - start:.0f} s")
+        print(f"{spelling}: {path}, {path.stat().st_size / 1e9:.2f} GB, {args.rows} lines x {FEATURES} features")
+        results[spelling] = {reader: run(reader, path) for reader in READERS}
+    short = results["7 digits"]
+    print("\n| spelling | reader | wall s | CPU s | time / 7 digits' | time / scikit-learn's | peak RSS GB | "
+          "RSS before GB | matrix GB | (peak - before) / matrix | X = scikit-learn's float64 X |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for spelling, by_reader in results.items():
+        oracle = by_reader["sklearn"]
+        for reader, r in by_reader.items():
+            matrix = f"{r['matrix'] / 1e9:.3f}" + (" (CSR)" if reader in ("xgboost", "sklearn") else "")
+            same = "" if r["digest"] is None or reader == "sklearn" else \
+                "bit for bit" if r["digest"] == oracle["digest"] else ("no" if reader.endswith("64") else "")
+            print(f"| {spelling} | {READERS[reader]} | {r['wall']:.2f} | {r['cpu']:.2f} | "
+                  f"{r['wall'] / short[reader]['wall']:.2f} | {r['wall'] / oracle['wall']:.2f} | "
+                  f"{r['peak'] / 1e9:.2f} | {r['baseline'] / 1e9:.2f} | {matrix} | "
+                  f"{(r['peak'] - r['baseline']) / r['matrix']:.2f} | {same} |")
 
 
 if __name__ == "__main__":

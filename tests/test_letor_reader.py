@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from numba import njit
 from sklearn.datasets import load_svmlight_file
 
 from ordrank.datasets import letor_file
+from ordrank.datasets.decimal_parse import parse_number
 from ordrank.datasets.letor import LetorData
 from ordrank.datasets.letor_file import DOCID, LetorFormatError, load_letor
 
@@ -217,3 +219,113 @@ def test_letor_data_reads_float32_when_asked(tmp_path):
     assert LetorData(str(tmp_path / "set")).fold(1).test.X.dtype == np.float64
     with pytest.raises(ValueError, match=r"dataset\.dtype must be float32 or float64, got 'float16'"):
         LetorData(str(tmp_path / "set"), dtype="float16")
+
+
+# The grammar of valid LETOR lines, every value spelled as writers spell them: Hypothesis draws the
+# lines, scikit-learn's parser is the oracle on the same bytes.
+REGEX_SPACES = [c for c in map(chr, range(0x3001)) if re.match(r"\s", c) and c not in "\n\r"]
+FINITE = st.floats(allow_nan=False, allow_infinity=False)
+SPELLINGS = [repr, "%.18e".__mod__, "%.17g".__mod__, "%.7g".__mod__, "%.6f".__mod__, "%.25e".__mod__,
+             lambda x: repr(float(np.float32(x))) if abs(x) < 3e38 else repr(x),
+             lambda x: f"{x:+.12E}", lambda x: "00" + repr(abs(x)),
+             lambda x: f"{x:.3e}".replace("e+", "E+0").replace("e-", "e-00")]
+DIGITS = st.from_regex(r"\A[+-]?([0-9]{1,30}(\.[0-9]{0,30})?|\.[0-9]{1,30})([eE][+-]?[0-9]{1,2})?\Z")  # finite
+VALUE = st.one_of(st.tuples(FINITE, st.sampled_from(SPELLINGS)).map(lambda p: p[1](p[0])), DIGITS).filter(
+    lambda token: abs(float(token)) < np.inf)  # a spelling rounded up to infinity is no valid value
+SPACE = st.text(st.sampled_from(REGEX_SPACES), max_size=3)
+
+
+@st.composite
+def letor_line(draw, qid: int, docid: bool) -> str:
+    label = draw(st.sampled_from(["0", "1", "2", "4", "+3", "2.0", "1e0", "007", "-0"]))
+    indices = sorted(draw(st.sets(st.integers(1, 40), max_size=6)))
+    sep = draw(st.sampled_from([" ", "\t", "  "]))
+    line = sep.join([label, f"qid:{qid}"] + [f"{j}:{draw(VALUE)}" for j in indices])
+    if docid:
+        name = draw(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r#"), min_size=1,
+                            max_size=8))
+        line += f" #{draw(SPACE)}docid{draw(SPACE)}={draw(SPACE)}{name}{draw(SPACE)}inc = 1"
+    return line
+
+
+@st.composite
+def letor_file_text(draw) -> str:
+    docid, qid, lines = draw(st.booleans()), draw(st.integers(-5, 99)), []
+    for _ in range(draw(st.integers(1, 12))):
+        qid += draw(st.integers(0, 1))
+        lines.append(draw(letor_line(qid, docid)))
+    return "\n".join(lines) + "\n"
+
+
+def values_of(text: str) -> list[float]:
+    return [float(v) for line in text.split("\n") for v in re.findall(r"\d+:(\S+)", line.partition("#")[0])]
+
+
+@given(text=letor_file_text())
+def test_any_spelling_reads_as_scikit_learns_parser_reads_it(text, tmp_path_factory):
+    path = tmp_path_factory.mktemp("spelled") / "part.txt"
+    path.write_bytes(text.encode())
+    ours = load_letor(path)
+    assert_same(ours, *reference(text.encode()))
+    if max(map(abs, values_of(text)), default=0) < letor_file.FLOAT32_INF:  # else an error in float32
+        assert_same(load_letor(path, dtype=np.float32), *reference(text.encode(), dtype=np.float32))
+    expected = [m.group(1) if (m := DOCID.search(line.partition("#")[2])) else None
+                for line in text.split("\n") if line.partition("#")[0].strip()]
+    assert (ours.docid is None) if expected[0] is None else ours.docid.tolist() == expected
+
+
+@njit
+def _read_all(buf, starts, ends):
+    values, fast = np.empty(starts.size), np.zeros(starts.size, np.bool_)
+    for k in range(starts.size):
+        values[k], fast[k], end = parse_number(buf, starts[k], ends[k])
+        fast[k] = fast[k] and end == ends[k]
+    return values, fast
+
+
+def compiled(tokens: list[str]):
+    """parse_number on each token: (values, whether it read the token itself)."""
+    data = " ".join(tokens).encode()
+    lengths = np.array([len(t) for t in tokens])
+    starts = np.r_[0, np.cumsum(lengths + 1)[:-1]]
+    return _read_all(np.frombuffer(data, np.uint8), starts, starts + lengths)
+
+
+@given(x=FINITE)
+def test_every_float64_spelling_is_read_compiled_and_correctly_rounded(x):
+    tokens = [spell(x) for spell in SPELLINGS]
+    values, fast = compiled(tokens)
+    expected = np.array([float(t) for t in tokens])
+    assert values[fast].tobytes() == expected[fast].tobytes()
+    normal = (np.abs(expected) >= np.finfo(np.float64).tiny) & np.isfinite(expected)
+    short = np.array([len(t.lstrip("+-0").replace(".", "")) <= 40 for t in tokens])
+    assert (fast | ~normal | ~short).all()  # only subnormals and long spellings near a halfway point go to float()
+
+
+@given(token=DIGITS)
+def test_decimal_strings_are_read_exactly(token):
+    values, fast = compiled([token])
+    if fast[0]:
+        assert values.tobytes() == np.array([float(token)]).tobytes()
+
+
+def test_halfway_and_double_rounding_cases_match_scikit_learn(tmp_path):
+    cases = ["9007199254740993", "9007199254740993.0000000000000000001", "5578527905016441.5", "5578527905016442.5",
+             "1.0000000596046447753906250001", "1.0000000596046447753906249999", "0.1", "1e23", "8.5e-323",
+             "2.2250738585072011e-308", "1.7976931348623157e308", "7.0064923216240854e-46", "3.4028235677973366e38"]
+    text = "1 qid:1 " + " ".join(f"{j}:{v}" for j, v in enumerate(cases, 1)) + "\n"
+    path = write(tmp_path / "a.txt", text)
+    assert_same(load_letor(path), *reference(text.encode()))
+    float32 = "1 qid:1 " + " ".join(f"{j}:{v}" for j, v in enumerate(cases[:-3], 1)) + "\n"
+    path = write(tmp_path / "b.txt", float32)
+    assert_same(load_letor(path, dtype=np.float32), *reference(float32.encode(), dtype=np.float32))
+    assert load_letor(path, dtype=np.float32).X[0, 4] == 1.0  # rounded through float64, as scikit-learn does
+
+
+def test_docids_split_at_unicode_spaces_as_the_regular_expression_does(tmp_path):
+    lines = ["0 qid:1 1:1 #docid =\u00a0D1\u2003inc = 1", "0 qid:1 1:1 #docid\u3000=\u2028D2",
+             "0 qid:1 #docid=\x1fD3\x85x", "0 qid:1 #docid = D\u00e94\u00a0", "0 qid:1 #mydocid\u00a0=\u00a0\u00a0D5"]
+    path = tmp_path / "a.txt"
+    path.write_bytes("\n".join(lines).encode())
+    assert load_letor(path).docid.tolist() == [DOCID.search(line.partition("#")[2]).group(1) for line in lines] \
+        == ["D1", "D2", "D3", "Dé4", "D5"]

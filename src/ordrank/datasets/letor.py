@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ordrank.datasets.letor_file import LetorFormatError, QuerySet, concat, load_letor
+from ordrank.datasets.letor_file import LetorFormatError, QuerySet, check_arguments, concat, load_letor
 from ordrank.datasets.ratings import resolve_data_dir
 
 PARTS = ("train", "vali", "test")
@@ -105,7 +105,9 @@ def _fold(name: str, files: dict[str, list[Path]], n_features: int | None, dtype
 
 
 def letor_folds(path, n_features: int | None = None, dtype=np.float64) -> list[Fold]:
-    """Every fold of the LETOR folder ``path`` (see the module docstring), loaded."""
+    """Every fold of the LETOR folder ``path`` (see the module docstring), loaded (``n_features`` and
+    ``dtype``: as :func:`~ordrank.datasets.letor_file.load_letor` takes them, checked before any reading)."""
+    n_features, dtype = check_arguments(n_features, dtype)
     _, folds = find_layout(path)
     return [_fold(name, files, n_features, dtype) for name, files in folds]
 

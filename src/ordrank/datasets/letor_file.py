@@ -13,10 +13,13 @@ chunk's end for the next chunk. Pass 1 counts the rows and, when ``n_features`` 
 largest feature index (of the lines' last tokens); X is then allocated once, dense and C-contiguous,
 if the machine has the memory (:func:`available_memory`; else an error names the line of that index).
 Pass 2 writes labels, query ids and values straight into X, y and qid.
-Values come out exactly as strtod (and scikit-learn's parser) reads them: the compiled parser takes
-the numbers one correctly rounded float64 operation gets right, Python's ``float()`` the others (see
-:mod:`~ordrank.datasets.letor_parse`); float32 is the float64 value rounded. Docids are copied from the
-byte spans the parser found. Peak memory: X, the 8-byte-per-row arrays and one chunk.
+Values come out exactly as strtod (and scikit-learn's parser) reads them: the compiled parser rounds
+every decimal correctly (:mod:`~ordrank.datasets.decimal_parse`), whatever its number of digits, and
+leaves to Python's ``float()`` only subnormal, infinite and non-decimal tokens (``nan``, ``1_0``: read
+as scikit-learn reads them, or refused); float32 is the float64 value rounded, as scikit-learn's
+parser stores it, and a value that is -0 in X's type is stored +0.0 (scikit-learn's dense X). Docids
+are copied from the byte spans the parser found (:data:`DOCID`, its spaces Unicode's, as on the
+decoded comment). Peak memory: X, the 8-byte-per-row arrays and one chunk.
 
 Errors (:class:`LetorFormatError`) name the file and the 1-based line: the parser stops at the first
 bad line and reports a code that :func:`_message` words; query contiguity and docids are checked on
@@ -34,18 +37,15 @@ import numpy as np
 import psutil
 
 from ordrank.datasets import letor_parse as parse
-from ordrank.datasets.letor_parse import MAX_INDEX  # the largest feature index read (2^31 - 1)
+from ordrank.datasets.letor_messages import NULL_HINT, describe, read_float, show, text
 
-DOCID = re.compile(r"docid\s*=\s*(\S+)")  # what the parser matches in a comment (letor_parse._find_docid)
+DOCID = re.compile(r"docid\s*=\s*(\S+)")  # the parser's rule for a comment's docid (letor_parse._find_docid)
 
 INT64 = (-2 ** 63, 2 ** 63 - 1)
 
 CHUNK_BYTES = 32 * 2 ** 20  # the file is read this many bytes at a time (a longer line grows the buffer)
 
 FLOAT32_INF = 2.0 ** 128 - 2.0 ** 103  # float64 values this large or larger round to an infinite float32
-
-NULL_HINT = " (LETOR's NULL version: read its MIN or QueryLevelNorm version)"
-
 
 class LetorFormatError(ValueError):
     """A LETOR file or folder that cannot be read as ranking data (the message names file and line)."""
@@ -111,63 +111,36 @@ def _count(path: Path, widest: bool) -> tuple[int, int, int]:
     return int(state[1]), int(state[2]), int(state[3])
 
 
-def _text(buf, start: int, end: int) -> str:
-    return buf[start:end].tobytes().decode("utf-8", errors="replace")
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _message(buf, error, n_features) -> str:
-    """What parse_chunk's ``error`` = [code, line, token start, token end, index, previous] means."""
-    code, _, start, end, _, previous = error.tolist()
-    token = _text(buf, start, end) if start >= 0 else None
-    if code == parse.LABEL:
-        return f"label {token!r} is not a non-negative integer (relevance grade)"
-    if code == parse.QID:
-        return f"expected qid:<integer> after the label, got {'nothing' if token is None else repr(token)}"
-    if code == parse.QID_RANGE:
-        return f"query id {token} is beyond the 64-bit integer range"
-    if code == parse.CHANGED:
-        return "the file changed while it was read (more rows or wider lines than in the first pass)"
-    index, _, value = token.partition(":")
-    if code == parse.MALFORMED or not _is_number(value):  # a bad value comes first, as in the old reader
-        return f"malformed feature {token!r} (expected index:value){NULL_HINT if value == 'NULL' else ''}"
-    index = int(index)
-    if code == parse.INDEX_BELOW_1:
-        return f"feature index {index} in {token!r}: indices start at 1"
-    if code == parse.NOT_INCREASING:
-        return f"feature index {index} after {previous}: indices must increase along a line"
-    if code == parse.BEYOND_EXPECTED:
-        return f"feature index {index} is beyond the expected {n_features} features"
-    return f"feature index {index} is beyond {MAX_INDEX}, the largest the SVMlight parser reads"
-
-
 def _slow_values(path, buf, slow, X, y, store: bool) -> None:
-    """Parse the tokens the compiled parser left (rows [row, column, line, start, value start, end])."""
+    """Read the tokens the compiled parser left (rows [row, column, line, start, value start, end], in
+    the file's order) with Python's ``float()``, as scikit-learn's parser does; the first bad one fails."""
+    if not len(slow):
+        return
+    row, column, line, start, value_start, end = slow.T
+    memory = memoryview(buf)
+    texts = [memory[a:b].tobytes() for a, b in zip(value_start.tolist(), end.tolist())]
+    read = [read_float(text) for text in texts]
+    parsed = np.array([v is not None for v in read])
+    value = np.array([math.nan if v is None else v for v in read])
+    label = column < 0
+    with np.errstate(invalid="ignore"):
+        good_label = parsed & (value >= 0) & (value < 2.0 ** 63) & (value == np.floor(value))
     largest = FLOAT32_INF if X.dtype == np.float32 else math.inf
-    for row, column, line, start, value_start, end in slow.tolist():
-        text = buf[value_start:end].tobytes()
-        try:
-            value = float(text)
-        except ValueError:
-            value = None
-        if column < 0:
-            if value is None or not value.is_integer() or not 0 <= value < 2 ** 63:
-                _fail(path, line, f"label {_text(buf, start, end)!r} is not a non-negative integer (relevance grade)")
-            y[row] = int(value)
-        elif value is None:
-            null = NULL_HINT if text == b"NULL" else ""
-            _fail(path, line, f"malformed feature {_text(buf, start, end)!r} (expected index:value){null}")
-        elif not abs(value) < largest:  # NaN, infinite, or beyond float32's range in float32
-            _fail(path, line, "a feature value is NaN or infinite")
-        elif store and column < X.shape[1]:  # else the line has a bad token further on (parse_chunk)
-            X[row, column] = value + 0.0  # -0 gives +0.0, as in parse_chunk
+    bad = np.where(label, ~good_label, ~parsed | ~(np.abs(value) < largest))
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        token = text(buf, int(start[k]), int(end[k]))
+        if label[k]:
+            _fail(path, int(line[k]), f"label {show(token)} is not a non-negative integer (relevance grade)")
+        if not parsed[k]:
+            null = NULL_HINT if texts[k] == b"NULL" else ""
+            _fail(path, int(line[k]), f"malformed feature {show(token)} (expected index:value){null}")
+        _fail(path, int(line[k]), "a feature value is NaN or infinite")
+    y[row[label]] = value[label].astype(np.int64)
+    keep = ~label & (column < X.shape[1])  # a column beyond: the line has a bad token further on (parse_chunk)
+    if store and keep.any():
+        X[row[keep], column[keep]] = value[keep]
+        X[row[keep], column[keep]] += 0.0  # -0 (in X's type) gives +0.0, as in parse_chunk
 
 
 def _parse(path: Path, X, rows: int, n_features: int | None, dtype):
@@ -177,14 +150,15 @@ def _parse(path: Path, X, rows: int, n_features: int | None, dtype):
     y, qid, line_of_row, doc_start, doc_end = (np.empty(rows, np.int64) for _ in range(5))
     state, docids = np.zeros(2, np.int64), []
     limit = -1 if n_features is None else int(n_features)
+    largest = FLOAT32_INF if X.dtype == np.float32 else math.inf
 
     def step(buf, words, n, final):
         first = int(state[1])
         consumed, error, slow = parse.parse_chunk(buf, words, n, final, state, X, y, qid, line_of_row, doc_start,
-                                                  doc_end, limit, store)
+                                                  doc_end, limit, store, largest)
         _slow_values(path, buf, slow, X, y, store)  # all on lines up to the error's
         if error[0] != parse.OK:
-            _fail(path, int(error[1]), _message(buf, error, n_features))
+            _fail(path, int(error[1]), describe(buf, error, n_features))
         start, end = doc_start[first:state[1]], doc_end[first:state[1]]
         if store and (start >= 0).any():  # the docids' bytes, as fixed-width byte strings
             width = np.arange((end - start).max())
@@ -224,6 +198,21 @@ def _check_queries(path, qid, line_of_row) -> None:
               f"(its rows ended at line {ended}); the rows of a query must be contiguous")
 
 
+def check_arguments(n_features, dtype) -> tuple[int | None, np.dtype]:
+    """``n_features`` (None or an integer >= 1) and ``dtype`` (float32 or float64) as the readers take
+    them; a ValueError naming the argument and its value otherwise."""
+    if n_features is not None and (isinstance(n_features, (bool, np.bool_))
+                                   or not isinstance(n_features, (int, np.integer)) or n_features < 1):
+        raise ValueError(f"n_features must be None or a positive integer (the feature count), got {n_features!r}")
+    try:
+        checked = np.dtype(dtype)
+    except TypeError:
+        checked = None
+    if checked not in (np.float32, np.float64):
+        raise ValueError(f"dtype must be float32 or float64, got {dtype!r}")
+    return (None if n_features is None else int(n_features)), checked
+
+
 def load_letor(path, n_features: int | None = None, dtype=np.float64) -> QuerySet:
     """Read one SVMlight ranking file (see the module docstring) as a :class:`QuerySet`.
 
@@ -231,22 +220,20 @@ def load_letor(path, n_features: int | None = None, dtype=np.float64) -> QuerySe
     many columns); None: the largest index in the file. ``dtype``: X's, float64 or float32. Raises
     FileNotFoundError, or :class:`LetorFormatError` (a ValueError) naming the file and the line.
     """
+    n_features, dtype = check_arguments(n_features, dtype)
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"LETOR file {path} not found")
-    dtype = np.dtype(dtype)
-    if dtype not in (np.float32, np.float64):
-        raise ValueError(f"dtype must be float32 or float64, got {dtype}")
     rows, widest, widest_line = _count(path, n_features is None)
     if rows == 0:
         _fail(path, None, "no query in the file (empty, or only comments and blank lines)")
     columns = max(widest, 1) if n_features is None else n_features  # no feature at all: one column, as before
     need, free = rows * columns * dtype.itemsize, available_memory()
-    if widest > MAX_INDEX or need > free:
+    if widest > parse.MAX_INDEX or need > free:
         _, qid, line_of_row, _ = _parse(path, None, rows, n_features, dtype)  # a bad line comes first
         _check_queries(path, qid, line_of_row)
-        if widest > MAX_INDEX:
-            _fail(path, widest_line, f"feature index {widest} is beyond {MAX_INDEX}, the largest the SVMlight "
+        if widest > parse.MAX_INDEX:
+            _fail(path, widest_line, f"feature index {widest} is beyond {parse.MAX_INDEX}, the largest the SVMlight "
                                      "parser reads")
         inferred = n_features is None
         _fail(path, widest_line if inferred else None,

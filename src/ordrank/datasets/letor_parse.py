@@ -10,24 +10,37 @@ lines' last tokens (a line's largest when its indices increase, which pass 2 che
 allocated once. :func:`parse_chunk` (pass 2) checks each row and writes its label, query id and values
 straight into the caller's arrays; at the first bad line it stops and reports what is wrong as numbers.
 
-Numbers: :func:`parse_number` gives a value when one correctly rounded float64 operation gets it: a
-mantissa of at most 15 significant digits (exact in float64) times or divided by 10^e, |e| <= 22 (exact
-too). Other tokens (more digits, larger exponents, ``nan``, ``1_0``, garbage) are "slow": their row,
-column, line and byte span go back to Python's ``float()``, so every value is strtod's float64.
+Numbers: :func:`ordrank.datasets.decimal_parse.parse_number` reads them correctly rounded to float64,
+whatever their number of digits. The tokens it leaves (subnormal or infinite values, ``nan``, ``1_0``,
+garbage) are "slow": their row, column, line and byte span go back to Python's ``float()``, so every
+value is strtod's float64.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from numba import njit
+
+from ordrank.datasets.decimal_parse import parse_number
 
 # what parse_chunk reports (error[0]); letor_file._message words it
 OK, LABEL, QID, QID_RANGE, MALFORMED, INDEX_BELOW_1, NOT_INCREASING, BEYOND_EXPECTED, BEYOND_MAX, CHANGED = range(10)
 
 MAX_INDEX = 2 ** 31 - 1
-POW10 = np.array([float(10 ** k) for k in range(23)])  # exact: 10^22 = 2^22 * 5^22 and 5^22 < 2^53
-CAP = 10 ** 17  # mantissas and indices stop growing there (then too long for the fast path anyway)
+CAP = 10 ** 17  # indices stop growing there (beyond MAX_INDEX anyway)
 SPACE = np.isin(np.arange(256), [32, 9, 11, 12])  # space, tab, vertical tab, form feed
 END = np.isin(np.arange(256), [32, 9, 11, 12, 10, 13, 35])  # what ends a token: space, line break, comment
+def _regex_spaces():
+    """What ``re``'s ``\\s`` matches: the ASCII ones as a table, the others as their UTF-8 bytes (2 or 3)."""
+    spaces = [c.encode() for c in re.findall(r"\s", "".join(map(chr, range(0x110000))))]
+    wide = [b for b in spaces if len(b) > 1]
+    assert all(len(b) <= 3 for b in wide)
+    codes = np.array([list(b.ljust(3, b"\0")) for b in wide], np.uint8)
+    return np.isin(np.arange(128), [b[0] for b in spaces if len(b) == 1]), codes, np.array([len(b) for b in wide])
+
+
+WIDE_SPACE, WIDE_CODES, WIDE_LENGTH = _regex_spaces()
 ZERO, ONES, HIGH = np.uint64(0), np.uint64(0x0101010101010101), np.uint64(0x8080808080808080)
 LF, CR, HASH = np.uint64(0x0A0A0A0A0A0A0A0A), np.uint64(0x0D0D0D0D0D0D0D0D), np.uint64(0x2323232323232323)
 
@@ -88,52 +101,6 @@ def _complete(buf, n, final):
 
 
 @njit(cache=True, inline="always")
-def parse_number(buf, a, limit):
-    """(value, fast, end): the number that starts at a and ends at ``end``; fast False: leave it to float()."""
-    negative = a < limit and buf[a] == 45
-    i = start = a + 1 if a < limit and (buf[a] == 43 or buf[a] == 45) else a
-    mantissa, exponent = 0, 0
-    while i < limit and 48 <= buf[i] <= 57:
-        if mantissa < CAP:
-            mantissa = mantissa * 10 + (buf[i] - 48)
-        i += 1
-    seen = i > start
-    if i < limit and buf[i] == 46:
-        i += 1
-        start = i
-        while i < limit and 48 <= buf[i] <= 57:
-            if mantissa < CAP:
-                mantissa = mantissa * 10 + (buf[i] - 48)
-                exponent -= 1
-            i += 1
-        seen = seen or i > start
-    if not seen:
-        return 0.0, False, i
-    if i < limit and (buf[i] == 101 or buf[i] == 69):
-        i += 1
-        sign = -1 if i < limit and buf[i] == 45 else 1
-        if i < limit and (buf[i] == 43 or buf[i] == 45):
-            i += 1
-        start, written = i, 0
-        while i < limit and 48 <= buf[i] <= 57:
-            if written < 100000:
-                written = written * 10 + (buf[i] - 48)
-            i += 1
-        if i == start:
-            return 0.0, False, i
-        exponent += sign * written
-    if mantissa >= 10 ** 15:  # 16 significant digits or more
-        return 0.0, False, i
-    if mantissa == 0:
-        value = 0.0
-    elif -22 <= exponent <= 22:
-        value = mantissa * POW10[exponent] if exponent >= 0 else mantissa / POW10[-exponent]
-    else:
-        return 0.0, False, i
-    return (value * -1.0 if negative else value), True, i  # * -1.0: "-0" is -0.0
-
-
-@njit(cache=True, inline="always")
 def parse_index(buf, a, limit):
     """(index, position of the colon) of a token ``[+-]digits:...`` at a, or (0, -1) if it is not one."""
     negative = a < limit and buf[a] == 45
@@ -173,16 +140,42 @@ def _parse_qid(buf, a, b):
     return (0, QID_RANGE) if b - i > 19 else ((-value if negative else value), OK)
 
 
+@njit(cache=True, inline="always")
+def _unicode_space(buf, i, end):
+    """The byte length of the character at buf[i] if the regular expression ``\\s`` matches it (UTF-8),
+    else 0."""
+    c = buf[i]
+    if c < 128:
+        return 1 if WIDE_SPACE[c] else 0
+    for k in range(WIDE_CODES.shape[0]):
+        n = WIDE_LENGTH[k]
+        if i + n <= end and buf[i] == WIDE_CODES[k, 0] and buf[i + 1] == WIDE_CODES[k, 1] and \
+                (n == 2 or buf[i + 2] == WIDE_CODES[k, 2]):
+            return n
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _skip_unicode_space(buf, i, end):
+    while i < end:
+        n = _unicode_space(buf, i, end)
+        if n == 0:
+            return i
+        i += n
+    return i
+
+
 @njit(cache=True)
 def _find_docid(buf, a, end):
-    """The span of X in the first match of the regular expression ``docid\\s*=\\s*(\\S+)`` in buf[a:end]."""
+    """The span of X in the first match of the regular expression ``docid\\s*=\\s*(\\S+)`` in buf[a:end]
+    (read as UTF-8, as Python's ``re`` reads the decoded comment: ``\\s`` takes Unicode's spaces)."""
     for p in range(a, end - 4):
         if buf[p] == 100 and buf[p + 1] == 111 and buf[p + 2] == 99 and buf[p + 3] == 105 and buf[p + 4] == 100:
-            j = _skip_space(buf, p + 5, end)
+            j = _skip_unicode_space(buf, p + 5, end)
             if j < end and buf[j] == 61:
-                j = _skip_space(buf, j + 1, end)
+                j = _skip_unicode_space(buf, j + 1, end)
                 k = j
-                while k < end and not SPACE[buf[k]]:
+                while k < end and _unicode_space(buf, k, end) == 0:
                     k += 1
                 if k > j:
                     return j, k
@@ -225,9 +218,10 @@ def _push(slow, count, row, column, line, start, value_start, end):
 
 
 @njit(cache=True)
-def parse_chunk(buf, words, n, final, state, X, y, qid, line_of_row, doc_start, doc_end, n_features, store):
+def parse_chunk(buf, words, n, final, state, X, y, qid, line_of_row, doc_start, doc_end, n_features, store, largest):
     """Pass 2. ``state`` = [lines, rows] so far. Writes row r's label, query id, line, docid span (-1: none)
-    at r, its values in X[r] if ``store``; ``n_features`` < 0: any. Returns (bytes consumed, error = [code,
+    at r, its values in X[r] if ``store``; ``n_features`` < 0: any; a value as large as ``largest`` (X's
+    type would make it infinite) is left slow, for the caller's error. Returns (bytes consumed, error = [code,
     line, token start, token end, index, previous index], slow = rows [row, column (-1: label), line,
     token start, value start, token end])."""
     error, slow, count = np.zeros(6, np.int64), np.empty((256, 6), np.int64), 0
@@ -276,6 +270,7 @@ def parse_chunk(buf, words, n, final, state, X, y, qid, line_of_row, doc_start, 
                 value, fast, t = parse_number(buf, colon + 1, stop)
                 if t < stop and not END[buf[t]]:
                     fast, t = False, _token_end(buf, t, stop)
+                fast = fast and abs(value) < largest
             code = (MALFORMED if colon < 0 else INDEX_BELOW_1 if index < 1 else NOT_INCREASING if index <= previous
                     else BEYOND_EXPECTED if 0 <= n_features < index else BEYOND_MAX if index > MAX_INDEX else OK)
             if code != OK:
@@ -286,7 +281,9 @@ def parse_chunk(buf, words, n, final, state, X, y, qid, line_of_row, doc_start, 
                 slow = _push(slow, count, row, index - 1, line, i, colon + 1, t)
                 count += 1
             elif store and index <= columns:
-                X[row, index - 1] = value + 0.0  # -0 gives +0.0, as scipy's toarray() did in the old reader
+                X[row, index - 1] = value
+                if X[row, index - 1] == 0:  # -0 (or a float32 rounded to -0) gives +0.0, as scipy's toarray()
+                    X[row, index - 1] = 0.0
             previous = index
         if store and wider:
             error[0] = CHANGED

@@ -1,0 +1,169 @@
+"""Decimal numbers to float64 in compiled code (numba), correctly rounded, as strtod reads them.
+
+:func:`parse_number` reads ``[+-]digits[.digits][(e|E)[+-]digits]`` (at least one digit before or after
+the point) into w * 10^q: the first 19 significant digits as an unsigned 64-bit integer w (leading zeros
+skipped), q the decimal exponent that goes with them, and whether any digit after the 19th is not zero
+(``truncated``). Then, for w != 0:
+
+1. Clinger's fast path: w <= 2^53 (exact in float64), not truncated, |q| <= 22 (10^q exact, since
+   5^22 < 2^53): w * 10^q or w / 10^-q is one correctly rounded operation on exact operands.
+2. Eisel and Lemire's algorithm (:func:`eisel_lemire`), for -342 <= q <= 308: w normalized to 64
+   bits times a 128-bit truncation of 10^q (the table :data:`POW10_HI`, :data:`POW10_LO`, made here
+   from Python's exact integers); the top 54 bits of the product give the rounded 53-bit mantissa
+   unless the bits below them are too close to a halfway point to tell (then it gives up). A
+   truncated w takes the answer only if w and w + 1 round to the same float64 (the true value lies
+   between them).
+3. Otherwise (given up, subnormal or infinite result, q beyond the table, an exponent of more than
+   nine digits) the number is "slow": ``fast`` False and the caller reads the token with Python's
+   ``float()``. For decimal spellings of float64 values of normal magnitude ("%.17g", ``repr``,
+   "%.18e", any shorter rounding) this does not happen: the giving-up cases need a decimal within
+   about 2^-64 relative of a halfway point between two float64s (Lemire, "Number parsing at a gigabyte
+   per second", 2021, reports no fallback in billions of random numbers).
+
+Tokens that are no such number (``nan``, ``inf``, ``1_0``, garbage) come back with ``fast`` False too.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+MIN_Q, MAX_Q = -342, 308  # 10^q for q below: w * 10^q < 2^64 * 1e-343 rounds to 0; above: infinite
+POW10 = np.array([float(10 ** k) for k in range(23)])  # exact: 10^22 = 2^22 * 5^22 and 5^22 < 2^53
+
+
+def _table() -> tuple[np.ndarray, np.ndarray]:
+    """The 128-bit normalized mantissas of 5^q (the same as 10^q's), q = MIN_Q .. MAX_Q, as Eisel-Lemire
+    without fallback takes them: 5^q's top 128 bits for q >= 0 (exact up to q = 55); for q < 0, 1 / 5^-q
+    rounded up: floor(2^b / 5^-q) + 1 with b = 127 + the bit length of 5^-q for q >= -27, else
+    with b = 128 + twice it, cut to 128 bits (Mushtak and Lemire, "Fast number parsing without fallback",
+    2023, prove these 128 bits always decide the rounding)."""
+    hi, lo = [], []
+    for q in range(MIN_Q, MAX_Q + 1):
+        if q >= 0:
+            power = 5 ** q
+            shift = power.bit_length() - 128
+            top = power >> shift if shift > 0 else power << -shift
+        else:
+            power = 5 ** -q
+            bits = (power - 1).bit_length()  # the smallest z with 2^z >= 5^-q
+            top = (1 << (bits + 127 if q >= -27 else 2 * bits + 128)) // power + 1
+            top >>= max(0, top.bit_length() - 128)
+        hi.append(top >> 64)
+        lo.append(top & (2 ** 64 - 1))
+    return np.array(hi, np.uint64), np.array(lo, np.uint64)
+
+
+POW10_HI, POW10_LO = _table()
+U32 = np.uint64(0xFFFFFFFF)
+ZERO, ONE, TEN, LOW9 = np.uint64(0), np.uint64(1), np.uint64(10), np.uint64(0x1FF)
+MAX_DIGITS = 19  # 10^19 - 1 < 2^64
+MAX_WRITTEN = 10 ** 9  # an exponent written with more digits is left to float()
+
+
+@njit(cache=True, inline="always")
+def _mul128(a, b):
+    """(high, low) 64-bit words of the 128-bit product of uint64 a and b."""
+    a_lo, a_hi, b_lo, b_hi = a & U32, a >> np.uint64(32), b & U32, b >> np.uint64(32)
+    p0, p1, p2, p3 = a_lo * b_lo, a_lo * b_hi, a_hi * b_lo, a_hi * b_hi
+    middle = (p0 >> np.uint64(32)) + (p1 & U32) + (p2 & U32)
+    return p3 + (p1 >> np.uint64(32)) + (p2 >> np.uint64(32)) + (middle >> np.uint64(32)), \
+        (middle << np.uint64(32)) | (p0 & U32)
+
+
+@njit(cache=True, inline="always")
+def _leading_zeros(x):
+    n = 0
+    for shift in (32, 16, 8, 4, 2, 1):
+        if x >> np.uint64(64 - shift) == ZERO:
+            x <<= np.uint64(shift)
+            n += shift
+    return n
+
+
+@njit(cache=True)
+def eisel_lemire(w, q):
+    """(float64 nearest w * 10^q, True) for uint64 w > 0 and MIN_Q <= q <= MAX_Q; (0.0, False) when
+    the result is subnormal or infinite."""
+    zeros = _leading_zeros(w)
+    w = w << np.uint64(zeros)
+    hi, lo = _mul128(w, POW10_HI[q - MIN_Q])
+    if hi & LOW9 == LOW9:  # the bits below the 54 kept may carry into them: add 64 more bits of 10^q
+        extra, _ = _mul128(w, POW10_LO[q - MIN_Q])
+        lo += extra
+        hi += ONE if lo < extra else ZERO
+    top = hi >> np.uint64(63)
+    shift = top + np.uint64(9)
+    mantissa = hi >> shift  # 54 bits: the 53 kept and the rounding bit
+    exponent = ((217706 * q) >> 16) + 63 + np.int64(top) - zeros + 1023  # floor(q log2 10) + ... + the bias
+    if lo <= ONE and -4 <= q <= 23 and mantissa & np.uint64(3) == ONE and mantissa << shift == hi:
+        mantissa &= ~ONE  # exactly halfway (possible only for these q) and the kept bits odd: round to even
+    mantissa = (mantissa + (mantissa & ONE)) >> ONE
+    if mantissa >> np.uint64(53) != ZERO:
+        mantissa >>= ONE
+        exponent += 1
+    if exponent <= 0 or exponent >= 0x7FF:  # subnormal or infinite
+        return 0.0, False
+    return math.ldexp(float(mantissa), exponent - 1075), True  # mantissa < 2^53: exact
+
+
+@njit(cache=True, inline="always")
+def parse_number(buf, a, limit):
+    """(value, fast, end): the number that starts at ``buf[a]`` and ends at ``end`` (see the module
+    docstring); ``fast`` False: not read here (leave the token to Python's ``float()``)."""
+    negative = a < limit and buf[a] == 45
+    i = a + 1 if a < limit and (buf[a] == 43 or buf[a] == 45) else a
+    w, digits, q, truncated, seen = ZERO, 0, 0, False, False
+    while i < limit and 48 <= buf[i] <= 57:
+        seen = True
+        if digits < MAX_DIGITS:
+            if digits > 0 or buf[i] != 48:
+                w = w * TEN + np.uint64(buf[i] - 48)
+                digits += 1
+        else:
+            q += 1
+            truncated = truncated or buf[i] != 48
+        i += 1
+    if i < limit and buf[i] == 46:
+        i += 1
+        while i < limit and 48 <= buf[i] <= 57:
+            seen = True
+            if digits < MAX_DIGITS:
+                if digits > 0 or buf[i] != 48:
+                    w = w * TEN + np.uint64(buf[i] - 48)
+                    digits += 1
+                q -= 1
+            else:
+                truncated = truncated or buf[i] != 48
+            i += 1
+    if not seen:
+        return 0.0, False, i
+    if i < limit and (buf[i] == 101 or buf[i] == 69):
+        i += 1
+        sign = -1 if i < limit and buf[i] == 45 else 1
+        if i < limit and (buf[i] == 43 or buf[i] == 45):
+            i += 1
+        start, written = i, 0
+        while i < limit and 48 <= buf[i] <= 57:
+            if written < MAX_WRITTEN:
+                written = written * 10 + (buf[i] - 48)
+            i += 1
+        if i == start or written >= MAX_WRITTEN:
+            return 0.0, False, i
+        q += sign * written
+    if w == ZERO:
+        value, fast = 0.0, True
+    elif not truncated and w <= np.uint64(2 ** 53) and -22 <= q <= 22:
+        x = float(w)
+        value, fast = (x * POW10[q] if q >= 0 else x / POW10[-q]), True
+    elif q < MIN_Q:  # below 2^64 * 10^-343, under half the smallest subnormal
+        value, fast = 0.0, True
+    elif q <= MAX_Q:
+        value, fast = eisel_lemire(w, q)
+        if fast and truncated:  # the true value lies in (w, w + 1) * 10^q
+            above, same = eisel_lemire(w + ONE, q)  # w < 10^19: no overflow
+            fast = same and above == value
+    else:
+        value, fast = 0.0, False
+    return (value * -1.0 if negative else value), fast, i  # * -1.0: "-0" is -0.0
