@@ -176,17 +176,24 @@ def test_a_read_only_install_runs_without_a_cache_folder():
         shutil.copytree(PACKAGE, install / "ordrank", ignore=shutil.ignore_patterns("__pycache__"))
         home.mkdir()
         runs.mkdir()
-        for path in [top, *install.rglob("*"), install, home]:
-            path.chmod(0o555 if path.is_dir() else 0o444)
         if os.geteuid() == 0:
             shutil.chown(runs, user="nobody")
+        read_only = [top, install, *install.rglob("*"), home]
+        env = {**clean_env(), "HOME": str(home)}
+        cache = runs / "numba-cache"
         try:
-            report = probe(install, runs / "run", {**clean_env(), "HOME": str(home)}, user)
+            for path in read_only:
+                path.chmod(0o555 if path.is_dir() else 0o444)
+            report = probe(install, runs / "run", env, user)
+            # NUMBA_CACHE_DIR, a folder the user can write: the compiled code is cached there
+            cached = probe(install, runs / "run-cached", {**env, "NUMBA_CACHE_DIR": str(cache)}, user)
         finally:
-            for path in [top, install, *install.rglob("*"), home]:
+            for path in read_only:
                 path.chmod(0o755 if path.is_dir() else 0o644)
         assert report["ordrank_file"] == str(install / "ordrank" / "__init__.py")
         assert report["rankboost_scores_finite"]
         assert "ordrank.algorithms.ranking.rankboost._bin_sums" in report["uncached"]
         assert not list(install.rglob("__pycache__")) and not list(home.iterdir())
         assert (runs / "run" / "results.parquet").is_file()
+        assert cached["uncached"] == [] and cached["rankboost_scores_finite"]
+        assert [f.name for f in cache.rglob("rankboost._bin_sums*.nbi")], sorted(cache.rglob("*"))
