@@ -13,8 +13,10 @@ benchmarks on this machine, and write docs/speed.md (generated; never edit it by
 Each part measures what it names and replaces only its own rows of ``docs/speed.json`` (the data)
 before ``docs/speed.md`` is drawn from it, so a page can be refreshed part by part; every row keeps
 the date, the machine and the load (1-minute average, before and after) it was measured at. Wall
-and CPU seconds of the experiments come from ``experiments/reproduce.py --timings`` (CPU: the
-process and the children it waited for, so a sweep's joblib workers count). ``--reproduce`` writes
+and CPU seconds of the experiments come from ``experiments/reproduce.py --timings`` (CPU: every
+process that did the step's work, :class:`ordrank.progress.StepTimes`: reproduce.py, the children it
+waited for (a sweep's ``run.py -m`` and its joblib workers) and the pool workers still alive at the
+step's end, such as the Predtron protocol's loky workers). ``--reproduce`` writes
 where `make reproduce` writes (the repository's results/, figures/ and docs/results tables), so run it
 on a clean tree and check `git status` after it: a deterministic rerun leaves it clean.
 

@@ -2,7 +2,7 @@
 
 1. no import runs in a circle (the registry depends on the loaders, never the reverse);
 2. layers point down: a module imports from its own layer and the layers below, never above
-   (:data:`LAYERS`, bottom up: datasets, features, queries → metrics → algorithms, results →
+   (:data:`LAYERS`, bottom up: datasets, features, queries, compiled → metrics → algorithms, results →
    reports → protocols, plotting → app → launch → experiments, run.py, benchmarks);
 3. a private name (a module or an attribute with a leading underscore) is imported only inside its
    own subpackage: another subpackage (or a script) imports a public name of a public module;
@@ -24,6 +24,7 @@ PACKAGE = REPO / "src" / "ordrank"
 # of its own layer and of the layers below it.
 LAYERS = [
     {"datasets", "features", "queries",
+     "compiled",          # numba's njit, cached where it can be: used by datasets and algorithms
      "ordrank"},          # ordrank/__init__.py: the version only; imports nothing
     {"metrics"},
     {"algorithms", "results",

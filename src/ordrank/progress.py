@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 from tqdm import tqdm
 
 SETTINGS = {"auto": None, "1": False, "0": True}  # value -> tqdm's `disable` (None: off unless a TTY)
@@ -33,25 +34,56 @@ class StepTimes:
     each experiment, then the redraw), with the 1-minute load average before and after, written as
     JSON for benchmarks/bench_reproduce.py.
 
-    CPU seconds are this process's plus its finished children's (a sweep's ``run.py -m`` and the
-    joblib workers it waited for), from ``resource.getrusage``."""
+    A step's CPU seconds are those of every process that did its work: this process, the children it
+    waited for (a sweep's ``run.py -m``, with the joblib workers that one waited for), and the
+    descendants still alive when the step ends (the loky workers of joblib's reusable pool, which
+    live on for the next step and are never waited for). In kernel counts, with no sampling:
+
+        CPU = Δ getrusage(SELF) + Δ getrusage(CHILDREN)
+              + Σ over descendants alive at the end: their CPU then − their CPU at the start (0 if new)
+              − Σ over descendants alive at the start and gone at the end: their CPU at the start,
+
+    a descendant's CPU being its own plus its waited-for children's (psutil's ``cpu_times``). The
+    last sum takes out what a process that ended in the step (so counted whole by its waiter) had
+    used before the step began. A descendant that ends in the step without being waited for by this
+    process or one of its descendants (an orphan, adopted by init) is not counted."""
 
     def __init__(self):
         self.steps = []
+        self._descendants = {}
 
     @staticmethod
     def _cpu() -> float:
         own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
         return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
+    @staticmethod
+    def _descendant_cpu() -> dict[tuple[int, float], float]:
+        """{(pid, start time): CPU seconds, its own and its waited-for children's} of every live
+        descendant of this process."""
+        found = {}
+        for process in psutil.Process().children(recursive=True):
+            try:
+                with process.oneshot():
+                    key, times = (process.pid, process.create_time()), process.cpu_times()
+            except psutil.NoSuchProcess:  # ended (and was waited for) since the listing
+                continue
+            found[key] = times.user + times.system + times.children_user + times.children_system
+        return found
+
     def start(self, name: str) -> None:
-        self.steps.append({"step": name, "wall": -time.perf_counter(), "cpu": -self._cpu(),
+        cpu = self._cpu()  # before the descendants: one waited for in between is counted once, at most
+        self._descendants = self._descendant_cpu()
+        self.steps.append({"step": name, "wall": -time.perf_counter(), "cpu": -cpu,
                            "load_before": os.getloadavg()[0]})
 
     def stop(self) -> None:
-        step = self.steps[-1]
+        step, cpu, now = self.steps[-1], self._cpu(), self._descendant_cpu()
+        before = self._descendants
+        cpu += sum(seconds - before.get(key, 0.0) for key, seconds in now.items())
+        cpu -= sum(seconds for key, seconds in before.items() if key not in now)
         step["wall"] = round(step["wall"] + time.perf_counter(), 1)
-        step["cpu"] = round(step["cpu"] + self._cpu(), 1)
+        step["cpu"] = round(step["cpu"] + cpu, 1)
         step["load_after"] = os.getloadavg()[0]
 
     def write(self, path: Path, quick: bool) -> None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from ordrank.compiled import njit
 
 MIN_Q, MAX_Q = -342, 308  # 10^q for q below: w * 10^q < 2^64 * 1e-343 rounds to 0; above: infinite
 POW10 = np.array([float(10 ** k) for k in range(23)])  # exact: 10^22 = 2^22 * 5^22 and 5^22 < 2^53
@@ -62,7 +62,7 @@ MAX_DIGITS = 19  # 10^19 - 1 < 2^64
 MAX_WRITTEN = 10 ** 9  # an exponent written with more digits is left to float()
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _mul128(a, b):
     """(high, low) 64-bit words of the 128-bit product of uint64 a and b."""
     a_lo, a_hi, b_lo, b_hi = a & U32, a >> np.uint64(32), b & U32, b >> np.uint64(32)
@@ -72,7 +72,7 @@ def _mul128(a, b):
         (middle << np.uint64(32)) | (p0 & U32)
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _leading_zeros(x):
     n = 0
     for shift in (32, 16, 8, 4, 2, 1):
@@ -82,7 +82,7 @@ def _leading_zeros(x):
     return n
 
 
-@njit(cache=True)
+@njit
 def eisel_lemire(w, q):
     """(float64 nearest w * 10^q, True) for uint64 w > 0 and MIN_Q <= q <= MAX_Q; (0.0, False) when
     the result is subnormal or infinite."""
@@ -108,7 +108,7 @@ def eisel_lemire(w, q):
     return math.ldexp(float(mantissa), exponent - 1075), True  # mantissa < 2^53: exact
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def parse_number(buf, a, limit):
     """(value, fast, end): the number that starts at ``buf[a]`` and ends at ``end`` (see the module
     docstring); ``fast`` False: not read here (leave the token to Python's ``float()``)."""

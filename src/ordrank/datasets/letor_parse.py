@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from numba import njit
+from ordrank.compiled import njit
 
 from ordrank.datasets.decimal_parse import parse_number
 
@@ -45,27 +45,27 @@ ZERO, ONES, HIGH = np.uint64(0), np.uint64(0x0101010101010101), np.uint64(0x8080
 LF, CR, HASH = np.uint64(0x0A0A0A0A0A0A0A0A), np.uint64(0x0D0D0D0D0D0D0D0D), np.uint64(0x2323232323232323)
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _skip_space(buf, i, end):
     while i < end and SPACE[buf[i]]:
         i += 1
     return i
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _token_end(buf, i, end):
     while i < end and not END[buf[i]]:
         i += 1
     return i
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _has_byte(x, pattern):  # nonzero if a byte of the word x equals pattern's bytes
     y = x ^ pattern
     return (y - ONES) & ~y & HIGH
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _find_break(buf, words, i, end, comment):
     """The first LF or CR (or ``#`` if ``comment``) at or after i, or ``end``; skips words holding none."""
     while i < end:
@@ -81,7 +81,7 @@ def _find_break(buf, words, i, end, comment):
     return end
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _next_line(buf, e, stop):
     """Where the line whose break is at e (or that ends at stop) is followed by the next one."""
     if e >= stop:
@@ -89,7 +89,7 @@ def _next_line(buf, e, stop):
     return e + 2 if buf[e] == 13 and e + 1 < stop and buf[e + 1] == 10 else e + 1
 
 
-@njit(cache=True)
+@njit
 def _complete(buf, n, final):
     """The end of buf[:n]'s whole lines: after the last line break (a CR at n - 1 may be half a CRLF)."""
     if final:
@@ -100,7 +100,7 @@ def _complete(buf, n, final):
     return p + 1
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def parse_index(buf, a, limit):
     """(index, position of the colon) of a token ``[+-]digits:...`` at a, or (0, -1) if it is not one."""
     negative = a < limit and buf[a] == 45
@@ -114,7 +114,7 @@ def parse_index(buf, a, limit):
     return (-index if negative else index), i
 
 
-@njit(cache=True)
+@njit
 def _parse_qid(buf, a, b):
     """(query id, OK) for ``qid:[-]digits`` at buf[a:b]; (0, QID) if it is not one, (0, QID_RANGE) beyond int64."""
     if b - a < 5 or buf[a] != 113 or buf[a + 1] != 105 or buf[a + 2] != 100 or buf[a + 3] != 58:
@@ -140,7 +140,7 @@ def _parse_qid(buf, a, b):
     return (0, QID_RANGE) if b - i > 19 else ((-value if negative else value), OK)
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _unicode_space(buf, i, end):
     """The byte length of the character at buf[i] if the regular expression ``\\s`` matches it (UTF-8),
     else 0."""
@@ -155,7 +155,7 @@ def _unicode_space(buf, i, end):
     return 0
 
 
-@njit(cache=True, inline="always")
+@njit(inline="always")
 def _skip_unicode_space(buf, i, end):
     while i < end:
         n = _unicode_space(buf, i, end)
@@ -165,7 +165,7 @@ def _skip_unicode_space(buf, i, end):
     return i
 
 
-@njit(cache=True)
+@njit
 def _find_docid(buf, a, end):
     """The span of X in the first match of the regular expression ``docid\\s*=\\s*(\\S+)`` in buf[a:end]
     (read as UTF-8, as Python's ``re`` reads the decoded comment: ``\\s`` takes Unicode's spaces)."""
@@ -182,7 +182,7 @@ def _find_docid(buf, a, end):
     return -1, -1
 
 
-@njit(cache=True)
+@njit
 def count_chunk(buf, words, n, final, state, widest):
     """Pass 1. ``state`` = [lines, rows, largest last index, its line], updated (the index if ``widest``)."""
     stop, pos = _complete(buf, n, final), 0
@@ -208,7 +208,7 @@ def count_chunk(buf, words, n, final, state, widest):
     return pos
 
 
-@njit(cache=True)
+@njit
 def _push(slow, count, row, column, line, start, value_start, end):
     if count == slow.shape[0]:
         slow = np.concatenate((slow, np.empty_like(slow)))
@@ -217,7 +217,7 @@ def _push(slow, count, row, column, line, start, value_start, end):
     return slow
 
 
-@njit(cache=True)
+@njit
 def parse_chunk(buf, words, n, final, state, X, y, qid, line_of_row, doc_start, doc_end, n_features, store, largest):
     """Pass 2. ``state`` = [lines, rows] so far. Writes row r's label, query id, line, docid span (-1: none)
     at r, its values in X[r] if ``store``; ``n_features`` < 0: any; a value as large as ``largest`` (X's

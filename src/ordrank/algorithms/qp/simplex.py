@@ -25,11 +25,12 @@ scratch (Clarabel).
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from ordrank.compiled import njit
 
-@numba.njit(cache=True)
+
+@njit
 def _active_set(H, c, x, tol, max_iter):
     """The active-set loop from the feasible ``x`` (changed in place); True when it converged."""
     n = len(c)

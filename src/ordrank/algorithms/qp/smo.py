@@ -35,25 +35,26 @@ variable's way to C takes many of them.
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from ordrank.compiled import njit
 
 TAU = 1e-12  # the smallest curvature η of a step (duplicate rows have η = 0)
 
 
-@numba.njit(cache=True)
+@njit
 def _can_raise(g, s, C):
     """Whether a variable may raise its example's β (the "up" set): s = +1 below C, s = −1 above 0."""
     return g < C if s > 0 else g > 0
 
 
-@numba.njit(cache=True)
+@njit
 def _can_lower(g, s, C):
     """Whether a variable may lower its example's β (the "low" set)."""
     return g > 0 if s > 0 else g < C
 
 
-@numba.njit(cache=True)
+@njit
 def _allowed(jb, P, k, explicit, eps):
     """Which thresholds a may come from when b is at threshold jb (0-based)."""
     ok = np.zeros(k - 1, np.bool_)
@@ -68,7 +69,7 @@ def _allowed(jb, P, k, explicit, eps):
     return ok
 
 
-@numba.njit(cache=True)
+@njit
 def smo(K, i_of, j_of, s, k, C, tol, max_iter, explicit):
     """SVOR's dual optimum by SMO (see the module docstring); j_of is 0-based.
 

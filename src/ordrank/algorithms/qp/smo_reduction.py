@@ -31,19 +31,19 @@ are updated for all), so no gradient needs rebuilding when they come back: once 
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from ordrank.algorithms.qp.smo import TAU, _can_lower as _low, _can_raise as _up  # per-variable bound
+from ordrank.compiled import njit
 
 
-@numba.njit(cache=True)
+@njit
 def _eta(K0, ia, ka, ib, kb):
     """The curvature K_aa + K_bb − 2K_ab of the extended kernel K₀ + [k = k′], at least TAU."""
     return max(K0[ia, ia] + K0[ib, ib] - 2 * K0[ia, ib] + (0.0 if ka == kb else 2.0), TAU)
 
 
-@numba.njit(cache=True)
+@njit
 def _select(active, n_active, alpha, f, h, rows, k, y, cap):
     """The smallest e of the up set and the largest of the low set among the active variables, and
     the index of the latter (−1 when the low set is empty)."""
@@ -58,7 +58,7 @@ def _select(active, n_active, alpha, f, h, rows, k, y, cap):
     return up_min, low_max, b
 
 
-@numba.njit(cache=True)
+@njit
 def _shrink(active, n_active, alpha, f, h, rows, k, y, cap, up_min, low_max):
     """Drop the variables at a bound that cannot be chosen while the bounds stay as they are: those
     that may only rise with e above the low set's largest, those that may only fall with e below
@@ -75,7 +75,7 @@ def _shrink(active, n_active, alpha, f, h, rows, k, y, cap, up_min, low_max):
     return kept
 
 
-@numba.njit(cache=True)
+@njit
 def smo(K0, rows, k, y, cap, n_questions, tol, max_iter):
     """The dual optimum by SMO (module docstring) with LIBSVM's shrinking; k is 0-based, cap = C·w.
 

@@ -15,8 +15,9 @@ in O(n log n log L) for L distinct labels — never O(pairs):
 """
 from __future__ import annotations
 
-import numba
 import numpy as np
+
+from ordrank.compiled import njit
 
 
 def dense_ranks(y) -> tuple[np.ndarray, int]:
@@ -76,7 +77,7 @@ class MarginSweep:
         return below, above
 
 
-@numba.njit(cache=True)
+@njit
 def _add_partner_sums(v, events, upper, first, last, below, above):
     """One depth of :meth:`MarginSweep.partner_sums`: prefix sums of v over the upper and the lower
     events in order; a lower event adds the upper ones before it in its group (from ``first``), an

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from numbers import Integral
 
-import numba
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ordrank.algorithms.ranking._base import RankingEstimator
+from ordrank.compiled import njit
 from ordrank.queries import query_index, query_offsets
 
 PERFECT = 1e-12  # |r| within this of 1: the weak ranker orders every pair (α would be infinite)
@@ -264,7 +264,7 @@ def _binned(X, thresholds):
     return codes, first.astype(np.int64), last.astype(np.int64)
 
 
-@numba.njit(cache=True)
+@njit
 def _bin_sums(codes, pi, n_bins):
     """Σ π(x) over the rows in each bin: ``np.bincount(codes.ravel(), np.repeat(pi, d))`` without the
     n × d weights, adding in the same (row-major) order, so the same sums bit for bit."""

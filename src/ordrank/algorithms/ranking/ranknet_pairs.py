@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 from numba import prange
 
+from ordrank.compiled import njit
 from ordrank.queries import query_offsets
 
 SPAN = 600.0  # largest σ·(max s − min s) of a query on the exponential path (e^{−600} ≈ 2.7e-261)
@@ -72,7 +72,7 @@ def label_order(y, qid) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     return order, lower, offsets, schedule
 
 
-@numba.njit(fastmath=_FAST, error_model="numpy", cache=True)
+@njit(fastmath=_FAST, error_model="numpy")
 def _log1p_ratio(small, big):
     """``log1p(small/big)`` for ``0 < small ≤ big``: ``2 artanh(t)``, ``t = small/(2 big + small) ≤ 1/3``."""
     t = small / (2.0 * big + small)
@@ -97,7 +97,7 @@ def _log1p_ratio(small, big):
     return 2.0 * t * p
 
 
-@numba.njit(fastmath=_FAST, error_model="numpy", cache=True)
+@njit(fastmath=_FAST, error_model="numpy")
 def _preferred(si, ei, ss, es, ls, sigma):
     """Σ C and Σ σ(1 − P) of a document (s_i = si, E_i = ei) preferred to each of ss, es (exponential
     path); ``ls`` (λ of those) gets + σ(1 − P) each. Indices from 0: the loop vectorizes."""
@@ -114,7 +114,7 @@ def _preferred(si, ei, ss, es, ls, sigma):
     return total, la
 
 
-@numba.njit(fastmath=_FAST, error_model="numpy", cache=True)
+@njit(fastmath=_FAST, error_model="numpy")
 def _tied(si, ei, ss, es, ls, sigma):
     """Σ C and Σ σ(P − ½) of a document tied with each of ss, es (``P̄ = ½``; exponential path);
     ``ls`` gets − σ(P − ½) each."""
@@ -131,7 +131,7 @@ def _tied(si, ei, ss, es, ls, sigma):
     return total, la
 
 
-@numba.njit(error_model="numpy", cache=True)
+@njit(error_model="numpy")
 def _exponential_path(ss, es, ls, a, first_lower, m, sigma, half):
     """Document a's pairs (as preferred, and its later ties) by the exponential path: (Σ C, λ_a part)."""
     total, down = _preferred(ss[a], es[a], ss[first_lower:m], es[first_lower:m], ls[first_lower:m], sigma)
@@ -144,7 +144,7 @@ def _exponential_path(ss, es, ls, a, first_lower, m, sigma, half):
     return total, la
 
 
-@numba.njit(error_model="numpy", cache=True)
+@njit(error_model="numpy")
 def _direct_path(ss, ls, a, first_lower, m, sigma, half):
     """The same by ``e = exp(−|z|)`` and ``log1p`` per pair (a query whose scores span beyond SPAN)."""
     si = ss[a]
@@ -168,7 +168,7 @@ def _direct_path(ss, ls, a, first_lower, m, sigma, half):
     return total, la
 
 
-@numba.njit(parallel=True, error_model="numpy", cache=True)
+@njit(parallel=True, error_model="numpy")
 def _pair_cost(s, order, lower, offsets, schedule, sigma, half, lam, per_query, s_sorted, e_sorted,
                lam_sorted):
     """Σ C per query into ``per_query`` and Σ_j ∂C_ij/∂s_i into ``lam`` (by row); see the module.
