@@ -27,13 +27,21 @@ def _smoothed_newton(problem: _Problem, tol: float, max_iter: int, mu: float = 0
 
     With ``precondition`` (RankSVM sets it when ``C · d · max|x|² > ILL_CONDITIONED``: raw features),
     CG is preconditioned by the diagonal ``1 + (C/μ) Σ_k (c_k + e_k) x_kj²`` (each window row's pair
-    count times its squared feature: the Hessian's diagonal without the partners' cross terms), so
+    count times its squared deviation from its query's mean: the Hessian's diagonal without the partners' cross terms), so
     columns on scales from 1e-3 to 1e6 (raw web features) do not stall it; the Newton step solves the
     same equation, so the iterates and the solution are those of the unpreconditioned method up to
     CG's tolerance.
     """
     X, C = problem.X, problem.C
     cache = {}
+
+    def centred():  # X minus each row's query mean (the preconditioner's squares), computed once
+        if "centred" not in cache:
+            _, inverse, counts = np.unique(problem.qindex, return_inverse=True, return_counts=True)
+            means = np.zeros((len(counts), X.shape[1]))
+            np.add.at(means, inverse, X)
+            cache["centred"] = (X - (means / counts[:, None])[inverse]).astype(X.dtype)
+        return cache["centred"]
 
     def state(w, mu):
         if cache.get("mu") != mu or not np.array_equal(cache["w"], w):
@@ -86,7 +94,7 @@ def _smoothed_newton(problem: _Problem, tol: float, max_iter: int, mu: float = 0
             M = None
             if precondition:
                 _, _, (c_win, e_win) = state(w, mu)
-                diagonal = 1.0 + (C / mu) * rmatvec_squares(X, c_win + e_win)
+                diagonal = 1.0 + (C / mu) * rmatvec_squares(centred(), c_win + e_win)
                 M = LinearOperator((len(w), len(w)), matvec=lambda v: v / diagonal, dtype=np.float64)
             direction, _ = cg(H, -gradient, rtol=min(0.1, np.sqrt(norm / (norm + 1.0))),
                               maxiter=max(2 * len(w), 20), M=M)
