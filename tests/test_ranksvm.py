@@ -131,7 +131,8 @@ def test_auto_rule(monkeypatch, docs, levels, threshold, expected):
     used = []
     for name in ("_smoothed_newton", "_cutting_plane"):
         solve = getattr(ranksvm, name)
-        monkeypatch.setattr(ranksvm, name, lambda *args, name=name, solve=solve, **kw: used.append(name) or solve(*args, **kw))
+        monkeypatch.setattr(ranksvm, name,
+                            lambda *args, name=name, solve=solve, **kw: used.append(name) or solve(*args, **kw))
     model = RankSVM(C=0.1).fit(X, y, qid)
     assert used == [expected] and model.n_pairs_ > 100 and model.gap_ <= model.tol
 

@@ -26,8 +26,9 @@ def _smoothed_newton(problem: _Problem, tol: float, max_iter: int, mu: float = 0
     stops at ``F − D ≤ tol · F``.
 
     With ``precondition`` (RankSVM sets it when ``C · d · max|x|² > ILL_CONDITIONED``: raw features),
-    CG is preconditioned by the diagonal ``1 + (C/μ) Σ_k (c_k + e_k) x_kj²`` (each window row's pair
-    count times its squared deviation from its query's mean: the Hessian's diagonal without the partners' cross terms), so
+    CG is preconditioned by the diagonal ``1 + (C/μ) Σ_k (c_k + e_k) (x_kj − x̄_q(k)j)²`` (each window
+    row's pair count times its squared deviation from its query's mean x̄: an estimate of the
+    Hessian's diagonal), so
     columns on scales from 1e-3 to 1e6 (raw web features) do not stall it; the Newton step solves the
     same equation, so the iterates and the solution are those of the unpreconditioned method up to
     CG's tolerance.
