@@ -2,6 +2,7 @@
 
     python benchmarks/bench_ranksvm_solvers.py [--quick | --large] [--tol 1e-5] [--limit 120]
         [--data mslr subset ohsumed]
+    python benchmarks/bench_ranksvm_solvers.py --raw [--limit 120]
 
 ``RankSVM(solver="cutting_plane")`` and ``RankSVM(solver="smoothed_newton")`` (same C, tol and
 max_iter; both stop on the same certified relative duality gap ``tol``) at a range of preference-pair
@@ -18,6 +19,12 @@ pairs are counted by sweeps, not from the explicit pairs: more than ``n_levels``
   1.2e6 pairs, ``--large`` adds 1e7 (68,000 queries: about 6 CPU minutes more).
 - ``ohsumed``: LETOR 3.0 OHSUMED Fold1's training part (367,663 pairs; the five folds have 283,484 ..
   422,716), if ``$ORDRANK_DATA/letor3-ohsumed`` is there; C from the upper part of its grid.
+
+``--raw``: instead, RankSVM as ``+experiment=letor_web`` fits it (``solver="auto"``, tol = 1e-3, its C grid
+1e-4 .. 1e-2) on an MSLR-shaped sample (``mslr_shaped(scale=0.07)``: 48,679 training documents,
+3.8M pairs) with raw features (``features=none``: columns on scales from 1e-3 to 1e6) and query-level
+normalized: time, iterations, certified gap, objective (of each problem: not comparable across the
+two) and test NDCG@10.
 
 Each fit is timed by wall clock and by this process's CPU time (the machine's load shows in the first,
 not the second; the 1-minute load average is printed on each row); fits under one CPU second are
@@ -96,6 +103,41 @@ def ohsumed(quick, large):
     yield "OHSUMED Fold1 train", load_ohsumed_fold1_train(), [1e-4, 1e-2, 1e-1]
 
 
+def raw_vs_normalized(limit):
+    """The ``--raw`` table: one fit per (features, C), ``limit`` CPU seconds each."""
+    from ordrank.datasets.mslr_shaped import mslr_shaped
+    from ordrank.features.query_norm import query_level_norm
+    from ordrank.metrics.ranking import ndcg_at_k
+
+    parts = mslr_shaped(scale=0.07, seed=0)
+    train, test = parts["train"], parts["test"]
+    print(f"RankSVM hinge, solver auto, tol=1e-3, max_iter=1000, MSLR-shaped scale 0.07: "
+          f"{len(train.y):,} training documents, {count_pairs(train.y, train.qid):,} pairs, "
+          f"{len(test.y):,} test; load {os.getloadavg()[0]:.1f}\n")
+    print("| features | C | wall / CPU s | iterations | gap | objective | test NDCG@10 | warning |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    for C in [1e-4, 1e-3, 1e-2]:
+        for label in ["query-level norm", "raw"]:
+            normed = label != "raw"
+            X = query_level_norm(train.X, train.qid) if normed else train.X
+            X_test = query_level_norm(test.X, test.qid) if normed else test.X
+            signal.setitimer(signal.ITIMER_PROF, limit)
+            wall, cpu = time.perf_counter(), time.process_time()
+            try:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    model = RankSVM(C=C, tol=1e-3).fit(X, train.y, train.qid)
+            except OverLimit:
+                print(f"| {label} | {C:g} | > {limit:g} CPU | | | | | |", flush=True)
+                continue
+            finally:
+                signal.setitimer(signal.ITIMER_PROF, 0)
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            ndcg = float(np.nanmean(ndcg_at_k(test.y, model.decision_function(X_test), test.qid, k=10)))
+            print(f"| {label} | {C:g} | {wall:.1f} / {cpu:.1f} | {model.n_iter_} | {model.gap_:.1e} | "
+                  f"{model.objective_:.7g} | {ndcg:.4f} | {'yes' if caught else ''} |", flush=True)
+
+
 def fit(solver, C, tol, limit, X, y, qid):
     """(wall s, CPU s, model) of the best of up to 3 fits, or None over ``limit`` CPU seconds."""
     best = None
@@ -125,8 +167,11 @@ def main():
     parser.add_argument("--limit", type=float, default=120.0, help="CPU seconds per fit before it is stopped")
     parser.add_argument("--data", nargs="+", choices=["mslr", "subset", "ohsumed"],
                         default=["mslr", "subset", "ohsumed"])
+    parser.add_argument("--raw", action="store_true", help="raw vs normalized MSLR-shaped features only")
     args = parser.parse_args()
     signal.signal(signal.SIGPROF, _over_limit)
+    if args.raw:
+        return raw_vs_normalized(args.limit)
     start, load = time.perf_counter(), os.getloadavg()[0]
     tiny = np.random.default_rng(0).normal(size=(40, 3))
     for solver in SOLVERS:  # compile the numba kernels before any timing

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from ordrank.results.grid_edges import grid_edges
+
 REPO = Path(__file__).resolve().parents[1]
 DATA_ROW = "(data: generate + normalize)"
 METRICS = {"ndcg@1": "NDCG@1", "ndcg@5": "NDCG@5", "ndcg@10": "NDCG@10", "map": "MAP"}
@@ -62,6 +64,7 @@ def shape_table(table: pd.DataFrame, times: pd.DataFrame) -> list[str]:
                                                           sort=False)
     params = table.groupby("algorithm", sort=False).params.first()
     status = table.groupby("algorithm", sort=False).status.first()
+    edges = grid_edges(table, [])  # a choice on its grid's edge: the best value may lie beyond it
     lines = ["| learner | " + " | ".join(METRICS.values()) + " | chosen | wall | learner's share | CPU | peak RSS |",
              "|---|" + "---|" * (len(METRICS) + 5)]
     times = times.set_index("learner")
@@ -75,7 +78,10 @@ def shape_table(table: pd.DataFrame, times: pd.DataFrame) -> list[str]:
             continue
         values = [f"{wide.loc[name, m]:.4f}" for m in METRICS]
         chosen = params[name] if status[name] == "ok" else f"{params[name]} ({status[name]})"
-        lines.append(f"| {name} | " + " | ".join(values) + f" | `{chosen}` | " + " | ".join(clock) + " |")
+        edge = "; ".join(f"{e.parameter} at the grid's {e.side}, {e.grid}"
+                         for e in edges[edges.algorithm == name].itertuples())
+        chosen = f"`{chosen}`" + (f" (edge: {edge})" if edge else "")
+        lines.append(f"| {name} | " + " | ".join(values) + f" | {chosen} | " + " | ".join(clock) + " |")
     return lines
 
 

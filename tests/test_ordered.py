@@ -4,6 +4,8 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy.stats import norm
 from sklearn.datasets import load_diabetes
 from sklearn.dummy import DummyRegressor
@@ -17,6 +19,7 @@ from statsmodels.miscmodels.ordinal_model import OrderedModel
 from ordrank.algorithms._ordinal import FitFailed
 from ordrank.algorithms.batch.baselines import NominalClassification, RoundedRegression
 from ordrank.algorithms.batch.ordered import OrderedRegression, independent_columns
+from ordrank.algorithms.batch.separation import SeparationWarning, separating_direction
 from conftest import UNORDERED_STRING_LABELS
 
 
@@ -31,7 +34,10 @@ def diabetes_ranks():
 @pytest.mark.parametrize("distr", ["logit", "probit"])
 def test_matches_statsmodels(distr):
     X, y = diabetes_ranks()
-    model = OrderedRegression(distr).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # not separated: no warning of any kind
+        model = OrderedRegression(distr).fit(X, y)
+    assert model.separating_direction_ is None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = OrderedModel(y, X, distr=distr).fit(method="bfgs", disp=False)
@@ -144,3 +150,87 @@ def test_the_fit_does_not_depend_on_the_inputs_scale(distr, scale):
     np.testing.assert_allclose(scaled.coef_ * scale, plain.coef_, rtol=1e-3)
     np.testing.assert_allclose(scaled.thresholds_, plain.thresholds_, rtol=1e-3, atol=1e-3)
     np.testing.assert_array_equal(scaled.predict(X * scale), plain.predict(X))
+
+
+def separated_by_first_feature(n=200, seed=0):
+    """Ranks 1..4 by thresholds on X[:, 0] alone (the other two columns are noise): the ordered logit's
+    likelihood approaches its supremum 0 only as the coefficient of X[:, 0] grows without bound."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    return X, 1 + np.digitize(X[:, 0], [-0.5, 0.0, 0.5])
+
+
+@pytest.mark.parametrize("distr", ["logit", "probit"])
+def test_separated_data_warn_and_say_so(distr):
+    X, y = separated_by_first_feature()
+    with pytest.warns(SeparationWarning, match=r"maximum-likelihood estimate does not exist.*alpha > 0"):
+        model = OrderedRegression(distr).fit(X, y)
+    assert issubclass(SeparationWarning, ConvergenceWarning)
+    assert model.status_ == "separated" and not model.converged_
+    assert np.abs(model.coef_[0]) > 10 * np.abs(model.coef_[1:]).max()  # BFGS went far along X[:, 0]
+    assert np.abs(model.separating_direction_[0]) > 0.99
+    # the likelihood keeps improving with the scale of (coef_, thresholds_): no maximum to stop at
+    F = {"logit": lambda t: 1 / (1 + np.exp(-t)), "probit": norm.cdf}[distr]
+
+    def loglike(scale):
+        cuts = np.concatenate([[-np.inf], model.thresholds_, [np.inf]]) * scale
+        beta = model.coef_ * scale
+        return np.sum(np.log(F(cuts[y] - X @ beta) - F(cuts[y - 1] - X @ beta)))
+
+    assert loglike(1) < loglike(1.2) <= 0  # (probit reaches 0 in floating point soon after)
+
+
+def test_quasi_complete_separation_by_one_point():
+    """One column non-zero on a single top-rank row: the likelihood grows with that column's coefficient
+    (quasi-complete separation: every other row is untouched), so no maximum-likelihood estimate."""
+    X, y = diabetes_ranks()
+    lone = np.zeros(len(X))
+    lone[np.flatnonzero(y == 4)[0]] = 1.0
+    with pytest.warns(SeparationWarning):
+        model = OrderedRegression().fit(np.column_stack([X, lone]), y)
+    assert model.status_ == "separated" and np.argmax(np.abs(model.separating_direction_)) == 3
+
+
+@pytest.mark.parametrize("distr", ["logit", "probit"])
+def test_a_penalty_gives_finite_coefficients_without_warning(distr):
+    X, y = separated_by_first_feature()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = OrderedRegression(distr, alpha=1.0).fit(X, y)
+    assert model.status_ == "converged" and model.converged_ and model.separating_direction_ is None
+    assert np.all(np.isfinite(model.coef_)) and np.abs(model.coef_).max() < 50
+    assert np.mean(model.predict(X) == y) > 0.9
+    # the penalized log-likelihood is stationary in the coefficients (inputs' units)
+    F = {"logit": lambda t: 1 / (1 + np.exp(-t)), "probit": norm.cdf}[distr]
+
+    def objective(beta):
+        cuts = np.concatenate([[-np.inf], model.thresholds_, [np.inf]])
+        return np.sum(np.log(F(cuts[y] - X @ beta) - F(cuts[y - 1] - X @ beta))) - 0.5 * beta @ beta
+
+    gradient = [(objective(model.coef_ + h) - objective(model.coef_ - h)) / 2e-6 for h in np.eye(3) * 1e-6]
+    np.testing.assert_allclose(gradient, 0, atol=2e-5 * len(y))
+    weaker = OrderedRegression(distr, alpha=0.01).fit(X, y)  # less penalty, larger coefficient
+    assert abs(weaker.coef_[0]) > abs(model.coef_[0])
+    with pytest.raises(ValueError, match="alpha"):
+        OrderedRegression(alpha=-1.0).fit(X, y)
+
+
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(8, 60), p=st.integers(1, 4), k=st.integers(2, 5))
+def test_separation_is_decided_by_the_data_geometry(seed, n, p, k):
+    """Ranks cut from a linear score: separated, along a direction that orders the ranks. The same rows
+    observed at every rank besides: the maximum-likelihood estimate exists (no direction orders them)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    score = X @ rng.normal(size=p)
+    cuts = np.quantile(score, np.linspace(0, 1, k + 1)[1:-1])
+    ranks = 1 + np.searchsorted(cuts, score, side="left")
+    ranks = np.searchsorted(np.unique(ranks), ranks) + 1  # ranks 1..K all present
+    if ranks.max() < 2:
+        return
+    d = separating_direction(X, ranks)
+    assert d is not None
+    z = X @ d
+    for r in range(1, ranks.max()):
+        assert z[ranks == r].max() <= z[ranks > r].min() + 1e-6
+    every = np.vstack([X] * k)
+    assert separating_direction(every, np.repeat(np.arange(1, k + 1), n)) is None

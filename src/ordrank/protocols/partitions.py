@@ -31,6 +31,7 @@ from sklearn.pipeline import Pipeline
 from ordrank.algorithms.pipelines import final_step as _final, prefixed_grid
 from ordrank.algorithms.qp.cache import reuse
 from ordrank.metrics.ordinal import SCORINGS
+from ordrank.results.grid_edges import warn_edges
 from ordrank.results.peer_cache import piece_key
 from ordrank.protocols.staged import grid_scores, staged_groups
 from ordrank.progress import progress
@@ -189,6 +190,7 @@ class TrainTestPartitions:
             log.warning("%s failed: %s", type(_final(learner)).__name__, status)
             errors = dict.fromkeys(SCORINGS, float("nan"))
         chosen = _plain(learner, params)
+        warn_edges(type(_final(learner)).__name__, "a training part (cross-validation)", chosen, grid)
         return [(name, value, chosen, status) for name, value in errors.items()] + [
             ("fit_seconds", fit_seconds, chosen, status), ("cv_seconds", cv_seconds, chosen, status)]
 

@@ -38,6 +38,7 @@ from sklearn.pipeline import Pipeline
 from ordrank.algorithms.pipelines import final_step as _final, prefixed_grid
 from ordrank.datasets.letor import Fold, QuerySet
 from ordrank.metrics.scorers import for_letor_version, ranking_metric
+from ordrank.results.grid_edges import warn_edges
 from ordrank.results.peer_cache import piece_key
 from ordrank.progress import progress
 
@@ -202,6 +203,7 @@ class QueryFolds:
             log.warning("%s failed: %s", type(_final(learner)).__name__, status)
             values, params = dict.fromkeys(self.metrics, float("nan")), {}
         chosen = _plain(params)
+        warn_edges(type(_final(learner)).__name__, "a fold (validation)", chosen, grid)
         return [(name, float(value), chosen, status) for name, value in values.items()]
 
     def select(self, learner, grid, parts):

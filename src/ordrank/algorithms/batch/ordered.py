@@ -2,7 +2,7 @@ r"""Ordered logit / ordered probit (McCullagh, 1980) by maximum likelihood with 
 from __future__ import annotations
 
 import warnings
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 from scipy import linalg, stats
@@ -10,6 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ordrank.algorithms._ordinal import FitFailed, OrdinalEstimator
+from ordrank.algorithms.batch.separation import SeparationWarning, separating_direction
 
 
 def independent_columns(X: np.ndarray) -> np.ndarray:
@@ -46,6 +47,20 @@ def power_of_two_scales(X: np.ndarray) -> np.ndarray:
     return np.where(np.abs(exponent) > SCALE_RANGE, exponent, 0)
 
 
+def penalized_model(endog, exog, distr: str, weights: np.ndarray):
+    r"""statsmodels' ``OrderedModel`` whose log-likelihood is penalized by
+    :math:`\tfrac12 \sum_j w_j \beta_j^2` (the thresholds are not penalized); its score is
+    statsmodels' numerical derivative of that penalized log-likelihood."""
+    from statsmodels.miscmodels.ordinal_model import OrderedModel
+
+    class PenalizedOrderedModel(OrderedModel):
+        def loglike(self, params):
+            beta = np.asarray(params)[: len(weights)]
+            return super().loglike(params) - 0.5 * np.sum(weights * beta**2)
+
+    return PenalizedOrderedModel(endog, exog, distr=distr)
+
+
 class OrderedRegression(OrdinalEstimator):
     r"""Ordered logit (``distr="logit"``) or ordered probit (``"probit"``): a latent regression
 
@@ -65,6 +80,16 @@ class OrderedRegression(OrdinalEstimator):
     the column norms would overflow and every column be dropped).
     The Hessian (standard errors) is not computed (``skip_hessian=True``).
 
+    With ``alpha > 0`` the fit maximizes the penalized log-likelihood
+    :math:`\ell(\beta, \theta) - \tfrac{\alpha}{2}\|\beta\|^2` (β in the inputs' units; the thresholds
+    are not penalized), which has a finite maximizer on any data. With ``alpha = 0`` (the default) the
+    maximum-likelihood estimate does not exist when a linear score separates the ranks (complete or
+    quasi-complete separation: the likelihood keeps improving as :math:`\|\beta\| \to \infty`, and BFGS
+    stops wherever its gradient tolerance is met, coefficients possibly in the thousands). Each fit checks
+    for it exactly by a linear programme (:func:`~ordrank.algorithms.batch.separation.separating_direction`);
+    separated data warn with a :class:`~ordrank.algorithms.batch.separation.SeparationWarning` and set
+    ``status_ = "separated"``.
+
     Prediction is the most probable rank, :math:`\arg\max_r P(y = r \mid x)`.
 
     Parameters
@@ -73,6 +98,8 @@ class OrderedRegression(OrdinalEstimator):
         The link: logistic or standard normal latent noise.
     maxiter : int, default=1000
         BFGS iterations.
+    alpha : float >= 0, default=0
+        L2 penalty on the coefficients (not the thresholds); 0 is plain maximum likelihood.
 
     Attributes
     ----------
@@ -83,9 +110,17 @@ class OrderedRegression(OrdinalEstimator):
     support_ : ndarray of shape (n_features,), dtype=bool
         The columns used in the fit.
     converged_ : bool
-        Whether BFGS reported convergence.
-    status_ : str
-        ``"converged"`` or ``"not converged"`` (the latter also warns with a ConvergenceWarning).
+        Whether the fit reached the estimate it defines: BFGS reported convergence and, with
+        ``alpha = 0``, the maximum-likelihood estimate exists (``status_ == "converged"``).
+    status_ : {"converged", "not converged", "separated"}
+        ``"converged"``: BFGS converged to the (penalized) maximum-likelihood estimate;
+        ``"not converged"``: BFGS stopped at ``maxiter`` (warns with a ConvergenceWarning);
+        ``"separated"``: ``alpha = 0`` and the ranks are (quasi-)completely separated, so the estimate
+        does not exist and the coefficients are wherever BFGS stopped (warns with a SeparationWarning,
+        a ConvergenceWarning).
+    separating_direction_ : ndarray of shape (n_features,) or None
+        With ``status_ == "separated"``, a unit direction d along which the likelihood never decreases
+        (0 on dropped columns); else None.
     result_ : statsmodels OrderedResults
         The statsmodels fit (``result_.params`` = coefficients of the kept columns, then the
         transformed thresholds).
@@ -105,14 +140,16 @@ class OrderedRegression(OrdinalEstimator):
     _parameter_constraints: dict = {
         "distr": [StrOptions({"logit", "probit"})],
         "maxiter": [Interval(Integral, 1, None, closed="left")],
+        "alpha": [Interval(Real, 0, None, closed="left")],
     }
 
-    def __init__(self, distr="logit", *, maxiter=1000):
+    def __init__(self, distr="logit", *, maxiter=1000, alpha=0.0):
         self.distr = distr
         self.maxiter = maxiter
+        self.alpha = alpha
 
     def fit(self, X, y):
-        """Maximum-likelihood fit of coefficients and thresholds (BFGS, statsmodels)."""
+        """(Penalized) maximum-likelihood fit of coefficients and thresholds (BFGS, statsmodels)."""
         from statsmodels.miscmodels.ordinal_model import OrderedModel
         from statsmodels.tools.sm_exceptions import ConvergenceWarning as SMConvergenceWarning
 
@@ -125,7 +162,11 @@ class OrderedRegression(OrdinalEstimator):
         try:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore", SMConvergenceWarning)
-                model = OrderedModel(ranks, X[:, self.support_], distr=self.distr)
+                if self.alpha > 0:  # alpha/2 ||coef_||^2 in the inputs' units: column j fitted as X_j / 2^e_j
+                    weights = self.alpha * np.ldexp(1.0, -2 * exponent[self.support_])
+                    model = penalized_model(ranks, X[:, self.support_], self.distr, weights)
+                else:
+                    model = OrderedModel(ranks, X[:, self.support_], distr=self.distr)
                 result = model.fit(method="bfgs", maxiter=self.maxiter, disp=False,
                                    skip_hessian=True)
         except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
@@ -140,12 +181,25 @@ class OrderedRegression(OrdinalEstimator):
             raise FitFailed(f"{name} failed: the coefficients overflow at the inputs' scale "
                             f"(columns scaled by up to 2^{int(np.max(np.abs(exponent)))}); scale the inputs")
         self.thresholds_ = model.transform_threshold_params(params)[1:-1]
+        self.result_ = result
+        self.separating_direction_ = None
+        if self.alpha == 0 and (d := separating_direction(X[:, self.support_], ranks)) is not None:
+            self.separating_direction_ = np.zeros(X.shape[1])
+            self.separating_direction_[self.support_] = np.ldexp(d, -exponent[self.support_])
+            self.separating_direction_ /= np.linalg.norm(self.separating_direction_)
+            self.converged_, self.status_ = False, "separated"
+            top = np.argsort(-np.abs(self.separating_direction_))[:3].tolist()
+            warnings.warn(f"{name}: the maximum-likelihood estimate does not exist: the ranks are "
+                          f"(quasi-)completely separated by a linear score (direction weighted most on "
+                          f"features {top}), so the likelihood keeps improving as ||coef_|| grows; BFGS stopped "
+                          f"at ||coef_|| = {np.linalg.norm(self.coef_):.4g}. Set alpha > 0 (L2 penalty) for "
+                          "finite, unique coefficients", SeparationWarning, stacklevel=2)
+            return self
         self.converged_ = bool(result.mle_retvals["converged"])
         self.status_ = "converged" if self.converged_ else "not converged"
         if not self.converged_:
             warnings.warn(f"{name} did not converge in maxiter={self.maxiter} BFGS iterations",
                           ConvergenceWarning, stacklevel=2)
-        self.result_ = result
         return self
 
     def decision_function(self, X) -> np.ndarray:

@@ -29,3 +29,12 @@ def rmatvec(X, u) -> np.ndarray:
     for start in range(0, X.shape[0], BLOCK):
         out += u[start:start + BLOCK] @ X[start:start + BLOCK].astype(np.float64)
     return out
+
+
+def rmatvec_squares(X, u) -> np.ndarray:
+    """``(X ∘ X)ᵀ u`` as float64 (the diagonal of ``Xᵀ diag(u) X``), a block of rows at a time."""
+    out = np.zeros(X.shape[1])
+    for start in range(0, X.shape[0], BLOCK):
+        block = X[start:start + BLOCK].astype(np.float64)
+        out += u[start:start + BLOCK] @ (block * block)
+    return out

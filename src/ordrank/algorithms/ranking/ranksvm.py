@@ -140,8 +140,12 @@ class RankSVM(RankingEstimator):
             with threadpool_limits(limits=1, user_api="blas"):
                 newton = self.solver == "smoothed_newton" or (  # "auto": measured, see the docstring
                     self.solver == "auto" and problem.pairs is None and self.n_pairs_ >= AUTO_NEWTON_PAIRS)
-                solve = _smoothed_newton if newton else _cutting_plane
-                w, self.n_iter_, self.gap_ = solve(problem, self.tol, self.max_iter)
+                if newton:  # raw feature scales: CG with a diagonal preconditioner (same iterates' equation)
+                    precondition = self.C * X.shape[1] * max_abs(X) ** 2 > ILL_CONDITIONED
+                    w, self.n_iter_, self.gap_ = _smoothed_newton(problem, self.tol, self.max_iter,
+                                                                  precondition=precondition)
+                else:
+                    w, self.n_iter_, self.gap_ = _cutting_plane(problem, self.tol, self.max_iter)
             if not np.any(w) and self.gap_ > 0.5:  # stuck at zero, far from the optimum: not a warning
                 raise FitFailed(f"{type(self).__name__}: no progress from the all-zero model in {self.n_iter_} "
                                 f"iterations (max_iter={self.max_iter}, C={self.C:g}, certified relative gap "
