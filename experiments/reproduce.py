@@ -32,9 +32,7 @@ Steps, in order:
    ``docs/results/<page>.md``, :data:`PAGES`), between ``<!-- BEGIN table:NAME -->`` and
    ``<!-- END table:NAME -->``.
 
-The registry (each entry, its quick sizes and data; the figures; the pages' tables) is
-``experiments/reproduce_registry.py``.
-
+The registry (entries, quick sizes, data; figures; pages' tables): ``experiments/reproduce_registry.py``.
 The output root ``--out`` is the repository for a full run (so it rewrites the committed results,
 figures and docs/results pages) and ``build/quick`` for ``--quick`` (a copy of docs/results/ is
 rewritten there, under ``<out>/docs/results``).
@@ -56,6 +54,7 @@ from tqdm.contrib.logging import logging_redirect_tqdm
 
 from ordrank.datasets.fetch import require
 from ordrank.launch.driver import JobsFailed, TableBusy
+from ordrank.launch.sweep import key_value
 from ordrank.progress import StepTimes
 
 REPO = Path(__file__).resolve().parents[1]
@@ -175,16 +174,6 @@ def run_sweep(entry: Entry, args, data_dir: str, out: Path, overrides=()) -> Pat
     return table
 
 
-def _key_value(text: str) -> tuple[str, object]:
-    """``--slurm`` KEY=VALUE: the value as YAML reads it (``240`` an int, ``cpu`` a string)."""
-    import yaml
-
-    key, sep, value = text.partition("=")
-    if not (sep and key):
-        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE")
-    return key, yaml.safe_load(value)
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes, written under --out")
@@ -204,7 +193,7 @@ def main(argv=None) -> int:
     parser.add_argument("--address", default=None, help="ray: the cluster's address (default $RAY_ADDRESS)")
     parser.add_argument("--slurm-folder", type=Path, default=None,
                         help="slurm: submitit's folder, shared with the nodes (default: .submitit beside the table)")
-    parser.add_argument("--slurm", nargs="+", type=_key_value, metavar="KEY=VALUE",
+    parser.add_argument("--slurm", nargs="+", type=key_value, metavar="KEY=VALUE",
                         help="slurm: submitit parameters, e.g. slurm_partition=cpu timeout_min=240 mem_gb=8")
     parser.add_argument("--fresh", action="store_true",
                         help="sweeps: recompute every job (through a scratch table) instead of adding the missing ones")

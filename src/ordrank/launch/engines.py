@@ -71,7 +71,7 @@ class LocalEngine:
     def result(self, handle) -> JobResult:
         try:
             return handle.result()
-        except Exception as error:  # noqa: BLE001 - any job's failure is reported with its job
+        except Exception as error:
             raise _failed(error) from error
 
     def close(self) -> None:
@@ -159,7 +159,7 @@ class SlurmEngine:
                             f"out of time): {_tail(handle.paths.stderr)}")
         try:
             return handle.result()
-        except Exception as error:  # noqa: BLE001 - any job's failure is reported with its job
+        except Exception as error:
             raise _failed(error) from error
 
     def close(self) -> None:

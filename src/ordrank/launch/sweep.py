@@ -21,6 +21,18 @@ from ordrank.results.peer_cache import FILE as PEER_FILE
 PROJECTED_WORKERS = (1, 16, 64, 256)  # the dry run's wall-time projection
 
 
+def key_value(text: str) -> tuple[str, object]:
+    """A ``KEY=VALUE`` option (``--slurm timeout_min=240``): the value as YAML reads it (an int, a string)."""
+    import argparse
+
+    import yaml
+
+    key, sep, value = text.partition("=")
+    if not (sep and key):
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE")
+    return key, yaml.safe_load(value)
+
+
 def default_workers() -> int:
     """``$ORDRANK_JOBS`` when set (a positive count), else every core."""
     value = os.environ.get("ORDRANK_JOBS", "").strip()
