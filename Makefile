@@ -17,7 +17,7 @@ STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | cksum | cut -d
 # numpy's transparent-huge-page advice off for every command (as run.py sets it; see its comment):
 export NUMPY_MADVISE_HUGEPAGE ?= 0
 
-.PHONY: setup lock test-latest run reproduce reproduce-quick benchmark benchmark-quick test test-fast figures bench bench-web clean
+.PHONY: setup lock test-latest run reproduce reproduce-quick papers-sizes cluster-services benchmark benchmark-quick test test-fast figures bench bench-web clean
 
 $(STAMP): pyproject.toml $(LOCK)
 	@echo "make: setting up $(VENV) (the pinned $(LOCK), then ordrank itself; quiet; once per lock)"
@@ -50,15 +50,29 @@ run: $(STAMP)
 	$(BIN)/python experiments/plot_figure4.py
 
 # Every paper experiment (experiments/reproduce.py --list), then every report, figure and results page table.
-# It checks the data first; a killed run started again resumes the benchmark sweep's unfinished jobs.
+# It checks the data first; every sweep job is recomputed (--fresh) through a scratch table under build/sweeps/,
+# so a killed run started again runs only the jobs it lacks.
 # The peers' pieces (skordinal, mord) come from results/<experiment>/peer_cache.parquet where it has them;
 # `make reproduce PEERS=rerun` fits them again (docs/sweeps.md: Peer cache).
 PEERS ?= cached
 reproduce: $(STAMP)
-	$(BIN)/python experiments/reproduce.py --peers $(PEERS)
+	$(BIN)/python experiments/reproduce.py --fresh --peers $(PEERS)
 
 reproduce-quick: $(STAMP)   ## the same at small sizes, into build/quick/ (never the committed results)
-	$(BIN)/python experiments/reproduce.py --quick
+	$(BIN)/python experiments/reproduce.py --quick --fresh
+
+# The batch benchmark at the papers' training sizes (960 jobs, about 110 CPU-hours; docs/cluster.md): the jobs
+# results/svor_benchmark_papers_sizes/benchmark.parquet lacks, on LAUNCHER=local|ray|slurm, then its report.
+LAUNCHER ?= local
+papers-sizes: $(STAMP)
+	$(BIN)/python experiments/reproduce.py svor_benchmark_papers_sizes --launcher $(LAUNCHER)
+
+# Debian's slurm-wlm and munge, for the tests' one-node SLURM (ordrank.launch.one_node_slurm): installed by root when
+# missing; without root the SLURM test skips on a workstation (and fails under CI=true).
+cluster-services:
+	@if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null; \
+		else echo "make: slurm-wlm and munge are not installed (root installs them): the SLURM test will not run"; fi; fi
 
 # The batch benchmark: one joblib job per (data set, partition); a killed sweep started again runs only
 # the jobs without a finished table. Then the tables are merged and the report and figure redrawn.
@@ -81,7 +95,7 @@ figures: $(STAMP)   ## reports, figures and docs/results tables from the committ
 # The suite on every core (pytest-xdist); each expensive shared fixture stays on one worker (tests/conftest.py).
 # One file or test: `.venv/bin/python -m pytest tests/test_svor.py` (no -n: a single process).
 XDIST ?= -n auto --dist loadgroup
-test: $(STAMP)
+test: $(STAMP) cluster-services
 	$(BIN)/python -m ruff check .
 	$(BIN)/python -m pytest $(XDIST)
 

@@ -42,7 +42,7 @@ DATA = REPO / "docs" / "speed.json"
 PAGE = REPO / "docs" / "speed.md"
 LEARNER_BENCHMARKS = ["bench_prank_synthetic.py", "bench_eachmovie.py", "bench_svor.py",
                       "bench_predtron.py", "bench_predtron_update.py", "bench_model_selection.py",
-                      "bench_letor_reader.py", "bench_web_scale.py", "bench_ranksvm_solvers.py"]
+                      "bench_letor_reader.py", "bench_web_scale.py", "bench_ranksvm_solvers.py", "bench_engines.py"]
 # bench_web_scale.py's runs are results/letor_web's committed tables; --large: the 1e7-pair rows too
 LEARNER_ARGS = {"bench_web_scale.py": ["--publish"], "bench_ranksvm_solvers.py": ["--large"]}
 

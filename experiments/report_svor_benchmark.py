@@ -11,7 +11,8 @@ default: the README table's rows); the critical-difference diagram (``--cd-figur
 the scatter) ranks ordrank's methods (the config's ``report.methods``; ``--cd-among all``: every
 algorithm of the table, e.g. a learner of your own) over every benchmark. ``--pairs X:Y`` picks the
 scatter's panels (Y against X; default: the papers' pairs the table has). Reads only the results table and its
-timings table beside it (``benchmark.timings.parquet``, the training-time section); never
+timings table beside it (``benchmark.timings.parquet``, the training-time section) and its jobs table
+(``benchmark.jobs.parquet``, where the jobs ran, when there is one); never
 trains anything. What the report shows (block keys, Wilcoxon reference, column order) is the
 ``report:`` section of the table's experiment config, ``conf/experiment/<experiment>.yaml``,
 composed by Hydra (``ordrank.reports.ReportSpec.for_experiment``); ``--reference`` overrides it.
@@ -25,16 +26,18 @@ from ordrank.plotting.cd import benchmark_cd_figure
 from ordrank.plotting.scatter import benchmark_scatter_figure
 from ordrank.reports import ReportSpec, rank_statistics_markdown, write_report
 from ordrank.results import read_table, read_timings
+from ordrank.results.files import read_jobs
 
 REPO = Path(__file__).resolve().parents[1]
 CD_FIGURE = "svor_benchmark_cd.png"
 
 
-def write(table, out, reference=None, timings=None):
-    """report.md and its CSVs, as this script writes them (``timings``: the training-time rows)."""
+def write(table, out, reference=None, timings=None, jobs=None):
+    """report.md and its CSVs, as this script writes them (``timings``: the training-time rows;
+    ``jobs``: where each job ran, the jobs table)."""
     spec = ReportSpec.of_table(table, REPO / "conf")
     return write_report(table, out, reference=reference, spec=spec, paired=True, statistics=True,
-                        timings=timings)
+                        timings=timings, jobs=jobs)
 
 
 def statistics_markdown(table) -> str:
@@ -69,7 +72,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     table = read_table(args.table)
     spec = ReportSpec.of_table(table, REPO / "conf")
-    report = write(table, args.out, reference=args.reference, timings=read_timings(args.table))
+    report = write(table, args.out, reference=args.reference, timings=read_timings(args.table),
+                   jobs=read_jobs(args.table))
     print(f"wrote {report} and its CSVs in {args.out}")
     where = {} if args.bins is None else {"bins": args.bins}
     shown = table

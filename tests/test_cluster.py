@@ -117,8 +117,8 @@ def test_ray_worker_node_dies_then_the_same_command_finishes(ray_cluster, refere
 
 @pytest.fixture
 def slurm(tmp_path_factory):
-    """A one-node SLURM (munged, slurmctld, slurmd on localhost; tests/slurm_one_node.py)."""
-    import slurm_one_node
+    """A one-node SLURM (munged, slurmctld, slurmd on localhost; ordrank.launch.one_node_slurm)."""
+    from ordrank.launch import one_node_slurm as slurm_one_node
 
     folder = tmp_path_factory.mktemp("slurm")
     try:

@@ -104,24 +104,3 @@ def test_svor_benchmark_partition_reproduces_committed_rows(tmp_path, shared_dat
     assert ((old.value * n_test) - (old.value * n_test).round()).abs().max() < 1e-9
     pd.testing.assert_series_equal(new.value, old.value, atol=1 / n_test + 1e-9)
     assert (new.params != old.params).sum() <= len(errors)
-
-
-def test_pending_papers_size_cells_are_partial_and_can_join_the_committed_table():
-    """A pending table (cells run in parts, docs/sweeps.md) holds whole jobs of unfinished cells, its
-    timings beside it, and nothing the committed table has: `collect` can move it in unchanged."""
-    from ordrank.results import collect, read_timings
-
-    folder = REPO / "results" / "svor_benchmark_papers_sizes"
-    for path in sorted((folder / "pending").glob("*.parquet")):
-        if path.name.endswith(".timings.parquet"):
-            continue
-        pending, timings = pd.read_parquet(path), read_timings(path)
-        assert timings is not None, f"{path.name} has no timings table beside it"
-        merged = collect([folder / "benchmark.parquet", path])  # refuses duplicate rows
-        assert len(merged) == len(pd.read_parquet(folder / "benchmark.parquet")) + len(pending)
-        for (dataset, bins, algorithm), rows in pending.groupby(["dataset", "bins", "algorithm"]):
-            splits = sorted(rows.split.unique())
-            assert len(splits) < 20, f"{path.name}: {dataset} {bins} {algorithm} is complete: move it in"
-            assert set(rows.metric) == {"mae", "zero_one"} and len(rows) == 2 * len(splits)
-            timed = timings[(timings.dataset == dataset) & (timings.bins == bins) & (timings.algorithm == algorithm)]
-            assert sorted(timed.split.unique()) == splits

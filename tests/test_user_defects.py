@@ -172,7 +172,7 @@ def committed_tables():
     """(path, table) of every committed results table with config columns."""
     listed = subprocess.run(["git", "ls-files", "results/*.parquet"], cwd=REPO, capture_output=True, text=True)
     for name in listed.stdout.split():
-        if ".timings." in name or "/pending/" in name:
+        if ".timings." in name or ".jobs." in name:
             continue
         table = pd.read_parquet(REPO / name)
         if any(c.startswith("config.") for c in table.columns):

@@ -1,6 +1,7 @@
 """Every results table records the versions of the libraries that made it (parquet metadata)."""
 from __future__ import annotations
 
+import json
 from importlib import metadata
 
 import pandas as pd
@@ -38,7 +39,7 @@ def test_environment_yml_pins_what_the_lock_pins_and_the_lock_covers_pyproject()
 
     from conftest import REPO
     lock = _pins((REPO / "requirements.lock").read_text(), r"^([A-Za-z0-9_.-]+)==([^ ;\\\n]+)")
-    env = _pins((REPO / "environment.yml").read_text(), r"^\s+- ([A-Za-z0-9_.-]+)==(\S+)$")
+    env = _pins((REPO / "environment.yml").read_text(), r"^\s+- ([A-Za-z0-9_.-]+)(?:\[[^]]*\])?==(\S+)$")
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     wanted = [*project["dependencies"], *project["optional-dependencies"]["dev"]]
     names = {re.match(r"[A-Za-z0-9_.-]+", spec).group(0).lower() for spec in wanted}
@@ -48,9 +49,9 @@ def test_environment_yml_pins_what_the_lock_pins_and_the_lock_covers_pyproject()
     assert "--hash=sha256:" in (REPO / "requirements.lock").read_text()
 
 
-# Committed tables made before versions were recorded, and not re-made since: the papers'-sizes
-# benchmark (tens of CPU-hours, collected by hand).
-PREDATE_THE_RECORD = ("svor_benchmark_papers_sizes",)
+# Committed tables that record no versions: the papers' sizes' peer cache, primed before versions were
+# recorded (its results and timings tables have their versions per job, in the jobs table beside them).
+PREDATE_THE_RECORD = ("results/svor_benchmark_papers_sizes/peer_cache.parquet",)
 
 
 def test_every_committed_table_records_its_versions_but_those_that_predate_the_record():
@@ -58,6 +59,19 @@ def test_every_committed_table_records_its_versions_but_those_that_predate_the_r
     tables = sorted((REPO / "results").glob("*/*.parquet"))
     assert tables
     unrecorded = {path.relative_to(REPO).as_posix() for path in tables if table_versions(path) is None}
-    assert {name.split("/")[1] for name in unrecorded} <= set(PREDATE_THE_RECORD), sorted(unrecorded)
-    for folder in PREDATE_THE_RECORD:  # re-made, it leaves this list
-        assert any(name.split("/")[1] == folder for name in unrecorded), f"results/{folder} records versions now"
+    assert unrecorded <= set(PREDATE_THE_RECORD), sorted(unrecorded)
+
+
+def test_a_sweep_records_versions_per_job_unknown_where_they_predate_the_record(tmp_path):
+    from conftest import REPO
+    from ordrank.results.files import jobs_path, read_jobs
+
+    papers = REPO / "results" / "svor_benchmark_papers_sizes" / "benchmark.parquet"
+    jobs = read_jobs(papers)
+    assert jobs is not None and len(jobs) == 960 and (jobs["versions"] == "unknown").sum() > 0
+    assert "unknown" in table_versions(papers)["numpy"]
+    table = write_table(pd.DataFrame({"metric": ["mae"], "value": [1.0]}), tmp_path / "benchmark.parquet")
+    mine = library_versions()
+    write_table(pd.DataFrame({"algorithm": ["A", "B"], "versions": [json.dumps(mine), "unknown"]}), jobs_path(table))
+    assert table_versions(table)["numpy"] == ", ".join(sorted([mine["numpy"], "unknown"]))
+    assert table_versions(table.with_name("benchmark.timings.parquet"))["numpy"] == table_versions(table)["numpy"]

@@ -10,7 +10,6 @@ job added before; the same command started again runs only the rest.
 from __future__ import annotations
 
 import heapq
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,8 +18,8 @@ import pandas as pd
 from filelock import FileLock, Timeout
 
 from ordrank.launch.jobs import Job, job_key, row_index, table_state
-from ordrank.launch.table import add, jobs_path, record_unknown
-from ordrank.results.files import read_table, timings_path
+from ordrank.launch.table import add, record_unknown
+from ordrank.results.files import jobs_path, read_table, timings_path
 
 
 class TableBusy(RuntimeError):
@@ -141,7 +140,6 @@ def drive(path: Path, jobs: list[Job], engine_factory, *, say=print, poll: float
         seconds = expected_seconds(estimates_from or path, jobs)
         engine = engine_factory()
         left = sum(seconds[job] for job in todo)
-        started = time.monotonic()
         try:
             handles = engine.submit(todo)
             pending = dict(handles)
@@ -164,12 +162,10 @@ def drive(path: Path, jobs: list[Job], engine_factory, *, say=print, poll: float
                 if results:
                     add(path, results, engine.name, peers_beside or path)
                     outcome.added += [r.job for r in results]
-                if finished:
+                if finished:  # the time left: the recorded times of the jobs left, over the workers
                     n_done = outcome.done_before + len(outcome.added)
-                    rate = (time.monotonic() - started) / max(1, len(outcome.added) + len(outcome.failed))
-                    eta = min(left / max(1, getattr(engine, "workers", 1)), rate * len(pending))
                     say(f"{n_done}/{len(jobs)} jobs done ({len(outcome.failed)} failed), about "
-                        f"{hours(eta)} left")
+                        f"{hours(left / max(1, engine.workers))} left")
         except BaseException:
             cancel = getattr(engine, "cancel", None)
             if cancel is not None and "pending" in locals():

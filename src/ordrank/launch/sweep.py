@@ -14,8 +14,7 @@ from pathlib import Path
 from ordrank.launch.driver import Outcome, drive, plan
 from ordrank.launch.engines import LocalEngine, RayEngine, SlurmEngine
 from ordrank.launch.jobs import expand, split_overrides, sweep_axes
-from ordrank.launch.table import jobs_path
-from ordrank.results.files import atomic_path, read_table, timings_path
+from ordrank.results.files import atomic_path, jobs_path, read_table, timings_path
 from ordrank.results.peer_cache import FILE as PEER_FILE
 
 PROJECTED_WORKERS = (1, 16, 64, 256)  # the dry run's wall-time projection

@@ -10,7 +10,6 @@ timings table, its jobs table (where and with what each job ran) and the peer ca
 """
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
 
@@ -19,17 +18,11 @@ import pandas as pd
 
 from ordrank.launch.jobs import Job, job_rows
 from ordrank.launch.work import JobResult
-from ordrank.results.files import read_table, timings_path, write_table
+from ordrank.results.files import jobs_path, read_table, timings_path, write_table
 from ordrank.results.peer_cache import merge as merge_peers
 from ordrank.results.tables import concat_tables, key_columns
 
 UNKNOWN = "unknown"
-
-
-def jobs_path(path: str | os.PathLike) -> Path:
-    """The jobs table beside a results table: ``benchmark.parquet`` → ``benchmark.jobs.parquet``."""
-    path = Path(path)
-    return path.with_name(f"{path.stem}.jobs{path.suffix}")
 
 
 def _without_jobs(table: pd.DataFrame | None, jobs: list[Job]) -> pd.DataFrame | None:

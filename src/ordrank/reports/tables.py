@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ordrank.reports.jobs import jobs_markdown
 from ordrank.reports.spec import ReportSpec, spec_for as _spec
 from ordrank.reports.statistics import (ALPHA, _rankings, friedman_line, paired_markdown, paired_wilcoxon,
                                         rank_statistics_markdown, rank_table, statistics_notes)
@@ -130,11 +131,13 @@ def write_text(text: str, path: Path) -> Path:
 def write_report(table: pd.DataFrame, out_dir, reference: str | None = None, order=None,
                  spec: ReportSpec | None = None, title: str = "Batch ordinal-regression benchmark",
                  script: str = "experiments/report_svor_benchmark.py", paired: bool = False,
-                 statistics: bool = False, timings: pd.DataFrame | None = None) -> Path:
+                 statistics: bool = False, timings: pd.DataFrame | None = None,
+                 jobs: pd.DataFrame | None = None) -> Path:
     """Write report.md and the summary, Wilcoxon, rank and time CSVs under ``out_dir``.
 
     The training-time section comes from ``timings`` (the timings table beside the results
-    table, :func:`ordrank.results.read_timings`), or from ``table``'s own seconds rows if None.
+    table, :func:`ordrank.results.read_timings`), or from ``table``'s own seconds rows if None;
+    ``jobs`` (the jobs table, :func:`ordrank.results.files.read_jobs`) adds where each job ran.
 
     ``spec`` defaults to the ``report:`` section of the table's experiment config; ``reference``
     and ``order`` override its reference and column order. ``title`` and ``script`` head report.md;
@@ -190,6 +193,8 @@ def write_report(table: pd.DataFrame, out_dir, reference: str | None = None, ord
         if text:
             parts += ["", "### The yardsticks' job time", "", text.rstrip("\n")]
         write_table(fixed(yardstick_times(timed, spec)), out_dir / "yardsticks_times.csv")
+    if jobs is not None:
+        parts += ["", "### Where the jobs ran", "", jobs_markdown(timed, jobs, spec).rstrip("\n")]
     return write_text("\n".join(parts) + "\n", out_dir / "report.md")
 
 

@@ -57,8 +57,18 @@ def library_versions() -> dict[str, str]:
 
 
 def table_versions(path: str | os.PathLike) -> dict[str, str] | None:
-    """The library versions recorded in the parquet table ``path`` (None in a table written before
-    versions were recorded)."""
+    """The library versions that made the parquet table ``path``: from its jobs table when it has one
+    (:func:`jobs_path`; a library's versions over the jobs, comma-separated where they differ,
+    ``unknown`` for jobs run before versions were recorded), else from the table's own metadata
+    (None in a table written before versions were recorded)."""
+    path = Path(path)
+    results = path.with_name(path.name.replace(".timings.", ".")) if ".timings." in path.name else path
+    jobs = read_jobs(results)  # a timings table's jobs are its results table's
+    if jobs is not None and "versions" in jobs:
+        recorded = [None if v == "unknown" else json.loads(v) for v in jobs["versions"]]
+        names = sorted({name for v in recorded if v for name in v} or {"python", *VERSIONED})
+        return {name: ", ".join(sorted({"unknown" if v is None else v.get(name, "not installed")
+                                        for v in recorded})) for name in names}
     recorded = (pq.read_schema(path).metadata or {}).get(VERSIONS_KEY)
     return None if recorded is None else json.loads(recorded)
 
@@ -105,6 +115,19 @@ def timings_path(path: str | os.PathLike) -> Path:
     results table byte for byte the same on a rerun. Same schema as the results table."""
     path = Path(path)
     return path.with_name(f"{path.stem}.timings{path.suffix}")
+
+
+def jobs_path(path: str | os.PathLike) -> Path:
+    """The jobs table beside a results table: ``benchmark.parquet`` → ``benchmark.jobs.parquet``: one
+    row a job of a sweep run through ``ordrank.launch`` (where and with which libraries it ran)."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.jobs{path.suffix}")
+
+
+def read_jobs(path: str | os.PathLike) -> pd.DataFrame | None:
+    """The jobs table beside the results table ``path``, or None where there is none."""
+    jobs = jobs_path(path)
+    return read_table(jobs) if jobs.is_file() else None
 
 
 def split_timings(table: pd.DataFrame, metrics) -> tuple[pd.DataFrame, pd.DataFrame]:

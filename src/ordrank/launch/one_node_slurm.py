@@ -1,7 +1,8 @@
-"""A one-node SLURM on this machine, for the cluster tests: munged, slurmctld and slurmd on localhost.
+"""A one-node SLURM on this machine (munged, slurmctld and slurmd on localhost): what the cluster tests
+and ``benchmarks/bench_engines.py`` submit to, and a way to try ``--launcher slurm`` without a cluster.
 
-    python tests/slurm_one_node.py start DIR     # writes DIR/slurm.conf, starts the daemons, waits for the node
-    python tests/slurm_one_node.py stop DIR      # stops them (every daemon it started, by its pid file)
+    python -m ordrank.launch.one_node_slurm start DIR   # writes DIR/slurm.conf, starts the daemons, waits
+    python -m ordrank.launch.one_node_slurm stop DIR    # stops them (every daemon it started, by its pid file)
 
 Everything lives under DIR (configuration, state, logs, pid files, munge's key and socket); nothing
 outside it is written and no daemon listens beyond 127.0.0.1. The commands (sbatch, squeue, scancel,
@@ -124,7 +125,7 @@ def stop(folder: Path, timeout: float = 15.0) -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) != 3 or sys.argv[1] not in ("start", "stop"):
-        sys.exit(__doc__)
+        sys.exit(__doc__)  # the usage
     if sys.argv[1] == "start":
         start(Path(sys.argv[2]))
         print(f"export SLURM_CONF={Path(sys.argv[2]).resolve() / 'slurm.conf'}")

@@ -1,0 +1,114 @@
+"""How much a cluster engine costs per job: the papers'-sizes sweep's small variant on 1 and 2 workers
+through each engine (local loky processes, a local Ray, a one-node SLURM) beside joblib running the
+same jobs with no driver, table or engine around them.
+
+    python benchmarks/bench_engines.py [--data-dir DIR] [--engines local ray slurm] [--workers 1 2]
+
+The variant is the cluster tests' (tests/test_cluster.py): bank2 with 200 training rows, 5 and 10
+ranks, 3 partitions, SVORIM and Reduction-SVM at one grid point, 12 jobs. For each engine and worker
+count it prints the wall time of the whole sweep (the engine started, every job run and added to a
+fresh table), the overhead per job against joblib at the same worker count ((wall − joblib's wall) /
+jobs) and the speed-up of 2 workers over 1. Every engine's table must equal the local engine's, byte
+for byte (checked). SLURM runs on a one-node SLURM started here (``ordrank.launch.one_node_slurm``;
+needs root and Debian's slurm-wlm and munge) and stopped at the end. The data folder: ``--data-dir``,
+else ``$ORDRANK_DATA``, else ``data/``. Last, the full papers' sizes as the dry run projects them from
+the committed job times (``experiments/reproduce.py svor_benchmark_papers_sizes --dry-run --fresh``).
+Run on demand (not a test); docs/speed.md shows its output (``bench_reproduce.py --learners bench_engines.py``).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+VARIANT = ["dataset.name=bank2", "protocol.splits=range(3)", "train_sizes.bank2=200", "dataset.redraw.n_splits=3",
+           "only=[SVORIM,Reduction-SVM]", "grid.C=[1.0]", "grid.gamma=[0.1]"]
+
+
+def jobs(data_dir: str):
+    from hydra import compose, initialize_config_dir
+
+    from ordrank.launch.sweep import compose_jobs
+
+    def composed(overrides, hydra_config=False):
+        with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
+            return compose("config", overrides=overrides, return_hydra_config=hydra_config)
+
+    return compose_jobs(composed, ["+experiment=svor_benchmark/papers_sizes", f"data_dir={data_dir}", *VARIANT])[1]
+
+
+def joblib_wall(all_jobs, workers: int) -> float:
+    from joblib import Parallel, delayed
+
+    from ordrank.launch.work import run_job
+
+    started = time.perf_counter()
+    Parallel(n_jobs=workers)(delayed(run_job)(job) for job in all_jobs)
+    return time.perf_counter() - started
+
+
+def engine_wall(all_jobs, launcher: str, workers: int, folder: Path) -> tuple[float, bytes]:
+    from ordrank.launch.driver import drive
+    from ordrank.launch.sweep import Engine
+
+    table = folder / "results" / "benchmark.parquet"
+    engine = Engine(launcher, workers, folder=folder / "submitit")
+    started = time.perf_counter()
+    outcome = drive(table, all_jobs, engine.factory(None, table), say=lambda *_: None, poll=1.0)
+    wall = time.perf_counter() - started
+    if not outcome.complete:
+        raise RuntimeError(f"{launcher} on {workers} workers: {outcome.failed}")
+    return wall, table.read_bytes()
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data-dir", default=os.environ.get("ORDRANK_DATA", "data"))
+    parser.add_argument("--engines", nargs="+", default=["local", "ray", "slurm"], choices=["local", "ray", "slurm"])
+    parser.add_argument("--workers", nargs="+", type=int, default=[1, 2])
+    args = parser.parse_args(argv)
+    all_jobs = jobs(str(Path(args.data_dir).resolve()))
+    rows, walls, reference = [], {}, None
+    with tempfile.TemporaryDirectory(prefix="bench-engines-") as scratch:
+        scratch = Path(scratch)
+        if "slurm" in args.engines:
+            from ordrank.launch import one_node_slurm
+
+            os.environ.update(one_node_slurm.start(scratch / "slurm", cpus=max(args.workers)))
+        try:
+            for workers in args.workers:
+                walls[("joblib", workers)] = joblib_wall(all_jobs, workers)
+                for launcher in args.engines:
+                    wall, data = engine_wall(all_jobs, launcher, workers, scratch / f"{launcher}{workers}")
+                    reference = reference or data
+                    if data != reference:
+                        raise RuntimeError(f"{launcher} on {workers} workers: its table differs from the first one's")
+                    walls[(launcher, workers)] = wall
+        finally:
+            if "slurm" in args.engines:
+                one_node_slurm.stop(scratch / "slurm")
+    n = len(all_jobs)
+    print(f"{n} jobs (the papers'-sizes variant of tests/test_cluster.py); every engine's table byte-identical\n")
+    print("| engine | workers | wall (s) | overhead per job vs joblib (s) | speed-up, 2 workers over 1 |")
+    print("|---|---|---|---|---|")
+    for launcher in ["joblib", *args.engines]:
+        for workers in args.workers:
+            wall = walls[(launcher, workers)]
+            overhead = "" if launcher == "joblib" else f"{(wall - walls[('joblib', workers)]) / n:+.2f}"
+            speedup = f"{walls[(launcher, 1)] / wall:.2f}×" if workers == 2 and 1 in args.workers else ""
+            rows.append(f"| {launcher} | {workers} | {wall:.1f} | {overhead} | {speedup} |")
+    print("\n".join(rows))
+    projection = subprocess.run([sys.executable, str(REPO / "experiments" / "reproduce.py"),
+                                 "svor_benchmark_papers_sizes", "--dry-run", "--fresh", "--data-dir", args.data_dir],
+                                capture_output=True, text=True, check=True).stdout.splitlines()
+    print("\nThe full papers' sizes (960 jobs), projected from the committed job times:\n")
+    print("\n".join(f"    {line}" for line in projection if "workers:" in line or "expected CPU" in line))
+
+
+if __name__ == "__main__":
+    main()
