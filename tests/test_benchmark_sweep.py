@@ -52,12 +52,13 @@ def test_quick_sweep_resume_collect_report(tmp_path, shared_data_dir):
 
 @pytest.mark.slow
 def test_quick_benchmark_every_algorithm(quick_reproduction):
-    """svor_benchmark_quick as CI runs it (`run.py -m` with the joblib launcher): every algorithm and
-    peer, two sets, two partitions. The sweep is the one of the session's quick reproduction
-    (conftest.py's quick_reproduction: `make reproduce-quick` runs it exactly so)."""
-    tables = sorted((quick_reproduction.out / "multirun" / "svor_benchmark_quick").rglob("results.parquet"))
-    assert len(tables) == 4
-    table = pd.concat(map(pd.read_parquet, tables), ignore_index=True)
+    """svor_benchmark_quick as CI runs it (one job per partition x learner on the local engine): every
+    algorithm and peer, two sets, two partitions. The sweep is the one of the session's quick
+    reproduction (conftest.py's quick_reproduction: `make reproduce-quick` runs it exactly so)."""
+    path = quick_reproduction.out / "results" / "svor_benchmark_quick" / "benchmark.parquet"
+    table = pd.read_parquet(path)
+    jobs = pd.read_parquet(path.with_name("benchmark.jobs.parquet"))
+    assert len(jobs) == 4 * 17 and set(jobs["engine"]) == {"local"}
     mae = table[table.metric == "mae"]
     assert mae.algorithm.nunique() == 17 and len(mae) == 17 * 4
     failed = mae[mae.status.str.startswith("failed")]

@@ -84,13 +84,19 @@ def test_every_paper_experiment_is_registered(driver):
                               "experiments/reproduce_registry.py: add an Entry (with its quick overrides)")
 
 
+def sweep_jobs(driver, entry, quick: bool, data_dir) -> list:
+    """The jobs (sweep point x learner, ordrank.launch) of a registry sweep entry."""
+    from ordrank.launch.sweep import compose_jobs
+
+    return compose_jobs(driver.compose, [*entry.config_overrides(quick), f"data_dir={data_dir}"])[1]
+
+
 def test_registry_composes_and_quick_is_smaller(driver, tmp_path):
     for entry in driver.REGISTRY:
         full = driver.compose([*entry.config_overrides(False), f"data_dir={tmp_path}"])
         quick = driver.compose([*entry.config_overrides(True), f"data_dir={tmp_path}"])
         if entry.sweep:
-            assert len(driver.sweep_jobs(entry, True, str(tmp_path))) < \
-                len(driver.sweep_jobs(entry, False, str(tmp_path)))
+            assert len(sweep_jobs(driver, entry, True, tmp_path)) < len(sweep_jobs(driver, entry, False, tmp_path))
             continue
         sizes = ["n_sequences", "n_rounds", "n_targets", "n_repetitions", "folds"]
 
@@ -104,8 +110,9 @@ def test_registry_composes_and_quick_is_smaller(driver, tmp_path):
         # the same experiment, smaller (or its own quick variant, which only overrides it)
         assert quick.experiment == (entry.quick_experiment or full.experiment)
     svor = next(e for e in driver.REGISTRY if e.name == "svor_benchmark")
-    jobs = driver.sweep_jobs(svor, False, str(tmp_path))
-    assert len(jobs) == 12 * 2 * 20 and {"dataset.name", "dataset.bins", "protocol.splits"} == set(jobs[0])
+    jobs = sweep_jobs(driver, svor, False, tmp_path)
+    assert len(jobs) == 12 * 2 * 20 * 17 and {"dataset.name", "dataset.bins", "protocol.splits"} == \
+        set(dict(jobs[0].values))
 
 
 def test_list_counts_what_runs(driver, tmp_path, capsys):
@@ -114,13 +121,13 @@ def test_list_counts_what_runs(driver, tmp_path, capsys):
     assert driver.main(["--list", "--data-dir", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     for entry in (e for e in driver.REGISTRY if e.sweep):
-        jobs = driver.sweep_jobs(entry, False, str(tmp_path))
+        jobs = sweep_jobs(driver, entry, False, tmp_path)
         described = lines[lines.index(next(x for x in lines if x.startswith(entry.name + " "))) + 1]
-        sets = {job["dataset.name"] for job in jobs}
-        splits = {job["protocol.splits"] for job in jobs}
-        learners = len(driver.compose([*entry.config_overrides(False), f"data_dir={tmp_path}"]).algorithms)
+        sets = {dict(job.values)["dataset.name"] for job in jobs}
+        splits = {dict(job.values)["protocol.splits"] for job in jobs}
+        learners = len({job.learner for job in jobs})
         assert described.lstrip().startswith(f"{len(sets)} data sets x "), described
-        assert f"x {len(splits)} partitions = {len(jobs)} jobs, {learners} learners" in described, described
+        assert f"x {len(splits)} partitions x {learners} learners = {len(jobs)} jobs" in described, described
     svor = next(e for e in driver.REGISTRY if e.name == "svor_benchmark")
     assert lines[lines.index(next(x for x in lines if x.startswith("svor_benchmark "))) + 1].strip() == \
         "12 data sets x 2 bin counts (5, 10) = 24 benchmarks x 20 partitions = 480 jobs, 17 learners"
