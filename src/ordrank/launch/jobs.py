@@ -23,8 +23,9 @@ from ordrank.results.tables import flatten_config
 
 @dataclass(frozen=True)
 class Job:
-    """One job: its swept values (``{"dataset.name": "bank2", ...}``, as typed in the sweep), its
-    learner, and its resolved configuration (what a worker runs; ``only`` is the learner)."""
+    """One job: its swept values (``(("dataset.name", "bank2"), ...)``, as typed in the sweep), its
+    learner, its configuration as composed (what a worker runs, ``only`` set to the learner) and the
+    ``config.*`` columns its rows carry (resolved: what :func:`table_state` compares)."""
 
     values: tuple            # ((key, value as typed), ...) in the sweep's axis order
     learner: str
