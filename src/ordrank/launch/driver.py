@@ -3,7 +3,7 @@
 It takes a lock on the results table (a second driver on the same table refuses, naming it), works
 out which jobs the table lacks (:func:`ordrank.launch.jobs.table_state`), hands those to an engine
 (:mod:`ordrank.launch.engines`) and, as jobs finish, adds their rows to the tables
-(:func:`ordrank.launch.table.add`: every job finished by then in one atomic rewrite). A job that fails
+(:meth:`ordrank.launch.table.SweepTables.add`: every job finished by then in one atomic rewrite). A job that fails
 is reported with its error and left out; the others go on. Killed at any point, the tables hold every
 job added before; the same command started again runs only the rest.
 """
@@ -18,7 +18,7 @@ import pandas as pd
 from filelock import FileLock, Timeout
 
 from ordrank.launch.jobs import Job, job_key, row_index, table_state
-from ordrank.launch.table import add, record_unknown
+from ordrank.launch.table import SweepTables
 from ordrank.results.files import jobs_path, read_table, timings_path
 
 
@@ -128,10 +128,10 @@ def drive(path: Path, jobs: list[Job], engine_factory, *, say=print, poll: float
     path = Path(path)
     held = lock(path)
     try:
-        table = read_table(path) if path.is_file() else None
-        states = table_state(table, jobs)
+        tables = SweepTables(path, jobs, peers_beside)
+        states = table_state(tables.results, jobs)
         done = [job for job in jobs if states[job] == "done"]
-        record_unknown(path, done)
+        tables.record_unknown(done)
         todo = [job for job in jobs if states[job] != "done"]
         outcome = Outcome(len(jobs), len(done))
         say(f"{path}: {len(done)} of {len(jobs)} jobs already in the table; {len(todo)} to run")
@@ -160,16 +160,14 @@ def drive(path: Path, jobs: list[Job], engine_factory, *, say=print, poll: float
                         outcome.peer_hits += int(first.sum())
                         outcome.peer_computed += int((~first).sum())
                 if results:
-                    add(path, results, engine.name, peers_beside or path)
+                    tables.add(results, engine.name)
                     outcome.added += [r.job for r in results]
                 if finished:  # the time left: the recorded times of the jobs left, over the workers
                     n_done = outcome.done_before + len(outcome.added)
                     say(f"{n_done}/{len(jobs)} jobs done ({len(outcome.failed)} failed), about "
                         f"{hours(left / max(1, engine.workers))} left")
         except BaseException:
-            cancel = getattr(engine, "cancel", None)
-            if cancel is not None and "pending" in locals():
-                cancel(list(pending))
+            engine.cancel(list(pending) if "pending" in locals() else [])
             raise
         finally:
             engine.close()

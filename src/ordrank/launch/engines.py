@@ -74,8 +74,11 @@ class LocalEngine:
         except Exception as error:
             raise _failed(error) from error
 
+    def cancel(self, handles) -> None:  # stopped (Ctrl-C, an error): the workers go with the driver
+        self.pool.shutdown(wait=False, kill_workers=True)
+
     def close(self) -> None:
-        self.pool.shutdown(wait=True, kill_workers=True)
+        self.pool.shutdown(wait=True)
 
 
 class RayEngine:
@@ -112,6 +115,10 @@ class RayEngine:
             raise _failed(error.cause if error.cause is not None else error) from error
         except self.ray.exceptions.RayError as error:  # lost more often than RETRIES, cancelled
             raise _failed(error) from error
+
+    def cancel(self, handles) -> None:
+        for handle in handles:
+            self.ray.cancel(handle, force=True)
 
     def close(self) -> None:
         self.ray.shutdown()
@@ -162,13 +169,12 @@ class SlurmEngine:
         except Exception as error:
             raise _failed(error) from error
 
-    def close(self) -> None:
-        pass  # queued and running jobs are SLURM's: cancelled by the driver on Ctrl-C only (cancel)
-
-    @staticmethod
-    def cancel(handles) -> None:
+    def cancel(self, handles) -> None:  # stopped (Ctrl-C, an error): the submitted jobs are cancelled
         for handle in handles:
             handle.cancel(check=False)
+
+    def close(self) -> None:
+        pass  # every job has left the queue
 
 
 def _queued() -> set[str]:

@@ -1,12 +1,11 @@
-"""Adding finished jobs to a sweep's tables, atomically: the results table (the resume point), its
-timings table, its jobs table (where and with what each job ran) and the peer cache beside it.
+"""A sweep's tables, held by the driver and rewritten atomically as jobs finish: the results table (the
+resume point), its timings table, its jobs table (where and with what each job ran) and the peer cache.
 
-``<table>``                    the results rows (``ordrank.results.tables``' schema)
+``<table>``                       the results rows (``ordrank.results.tables``' schema)
 ``<table stem>.timings.parquet``  the measured seconds of each piece (``ordrank.results.files.timings_path``)
-``<table stem>.jobs.parquet``  one row a job: its swept values and learner, ``host``, ``cpu``,
-                               ``versions`` (JSON text of the libraries' versions), ``seconds`` (the
-                               job's wall time), ``engine``; rows made before jobs were recorded say
-                               ``unknown``
+``<table stem>.jobs.parquet``     one row a job: its swept values and learner, ``host``, ``cpu``, ``versions``
+                                  (JSON text of the libraries' versions), ``seconds`` (the job's wall time),
+                                  ``engine``; ``unknown`` for jobs run before jobs were recorded
 """
 from __future__ import annotations
 
@@ -16,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ordrank.launch.jobs import Job, job_rows
+from ordrank.launch.jobs import Job, job_key, job_rows, row_index
 from ordrank.launch.work import JobResult
 from ordrank.results.files import jobs_path, read_table, timings_path, write_table
 from ordrank.results.peer_cache import merge as merge_peers
@@ -25,72 +24,76 @@ from ordrank.results.tables import concat_tables, key_columns
 UNKNOWN = "unknown"
 
 
-def _without_jobs(table: pd.DataFrame | None, jobs: list[Job]) -> pd.DataFrame | None:
-    if table is None or not len(table):
-        return table
-    drop = np.zeros(len(table), dtype=bool)
-    for job in jobs:
-        drop |= job_rows(table, job)
-    return table[~drop]
+def _read(path: Path) -> pd.DataFrame | None:
+    return read_table(path) if path.is_file() else None
 
 
-def _merged(old: pd.DataFrame | None, parts: list[pd.DataFrame]) -> pd.DataFrame:
-    """``old`` and ``parts`` as one table in canonical order: sorted by its key columns (unique in a
-    results table), so the same rows make the same bytes whatever order the jobs finished in."""
-    tables = ([old] if old is not None and len(old) else []) + [p for p in parts if p is not None and len(p)]
-    table = concat_tables(tables)
+def _sorted(parts: list) -> pd.DataFrame:
+    """Tables as one in canonical order: sorted by the key columns (unique in a results table), so the
+    same rows make the same bytes whatever order the jobs finished in."""
+    table = concat_tables([p for p in parts if p is not None and len(p)])
     return table.sort_values(key_columns(table), kind="stable", ignore_index=True)
 
 
-def job_record(result: JobResult, engine: str) -> dict:
-    job = result.job
-    return {"experiment": str(job.config.get("experiment")), **{k: str(v) for k, v in job.values},
-            "algorithm": job.learner, **result.record, "engine": engine}
+class SweepTables:
+    """The tables of the results table ``path``, read once; :meth:`add` adds finished jobs."""
 
+    def __init__(self, path: Path, jobs: list[Job], peers_beside: Path | None = None):
+        self.path, self.peers_beside = Path(path), Path(peers_beside or path)
+        self.results, self.timings, self.jobs = (_read(p) for p in (self.path, timings_path(self.path),
+                                                                    jobs_path(self.path)))
+        self.keys = ["experiment", *[k for k, _ in jobs[0].values], "algorithm"] if jobs else []
+        # the jobs each table has rows of before this run: a job added again has them replaced (stale rows,
+        # or rows a killed driver wrote to one table but not the next)
+        self.before = {name: set() if getattr(self, name) is None else set(row_index(getattr(self, name), jobs))
+                       for name in ("results", "timings")}
 
-def add(path: Path, results: list[JobResult], engine: str, peers_beside: Path | None = None) -> None:
-    """Add ``results`` to the tables of ``path``: each job's earlier rows (stale ones) replaced, every
-    table rewritten atomically, the results table last (it decides what is done)."""
-    jobs = [r.job for r in results]
-    timings = [r.timings for r in results if r.timings is not None]
-    if timings:
-        old = read_table(timings_path(path)) if timings_path(path).is_file() else None
-        write_table(_merged(_without_jobs(old, jobs), timings), timings_path(path))
-    records = pd.DataFrame([job_record(r, engine) for r in results])
-    old = read_table(jobs_path(path)) if jobs_path(path).is_file() else None
-    if old is not None:
-        same = old.merge(records[["experiment", *[k for k, _ in jobs[0].values], "algorithm"]].astype(str),
-                         how="left", indicator=True)["_merge"].eq("both").to_numpy()
-        old = old[~same]
-    combined = pd.concat([t for t in (old, records) if t is not None], ignore_index=True)
-    order = [c for c in ["experiment", *[k for k, _ in jobs[0].values], "algorithm"] if c in combined]
-    write_table(combined.sort_values(order, kind="stable", ignore_index=True), jobs_path(path))
-    peers = [r.peers for r in results if r.peers is not None and len(r.peers)]
-    if peers:
-        with tempfile.TemporaryDirectory() as folder:
-            files = []
-            for i, part in enumerate(peers):
-                files.append(write_table(part, Path(folder) / f"{i}.parquet"))
-            merge_peers(files, peers_beside or path)
-    old = read_table(path) if path.is_file() else None
-    write_table(_merged(_without_jobs(old, jobs), [r.results for r in results]), path)
+    def _record(self, job: Job, **record) -> dict:
+        return {"experiment": str(job.config.get("experiment")), **{k: str(v) for k, v in job.values},
+                "algorithm": job.learner, **record}
 
+    def _drop_jobs(self, jobs: list[Job]) -> None:
+        """Forget the rows the tables had of ``jobs`` before this run, in every table."""
+        for name in ("results", "timings"):
+            table, earlier = getattr(self, name), [job for job in jobs if job_key(job) in self.before[name]]
+            if earlier:
+                drop = np.logical_or.reduce([job_rows(table, job) for job in earlier])
+                setattr(self, name, table[~drop])
+                self.before[name] -= {job_key(job) for job in earlier}
+        if self.jobs is not None and jobs:
+            gone = pd.DataFrame([self._record(job) for job in jobs])[self.keys]
+            seen = self.jobs[self.keys].astype(str).merge(gone, how="left", indicator=True)["_merge"]
+            self.jobs = self.jobs[seen.eq("left_only").to_numpy()]
 
-def record_unknown(path: Path, done: list[Job]) -> int:
-    """Give each of the ``done`` jobs that the jobs table of ``path`` lacks (made before jobs were
-    recorded) a row saying ``unknown``; return how many were added."""
-    if not done:
-        return 0
-    old = read_table(jobs_path(path)) if jobs_path(path).is_file() else None
-    keys = ["experiment", *[k for k, _ in done[0].values], "algorithm"]
-    rows = pd.DataFrame([{"experiment": str(job.config.get("experiment")), **{k: str(v) for k, v in job.values},
-                          "algorithm": job.learner, "host": UNKNOWN, "cpu": UNKNOWN, "versions": UNKNOWN,
-                          "seconds": np.nan, "engine": UNKNOWN} for job in done])
-    if old is not None:
-        known = rows[keys].merge(old[keys].astype(str).drop_duplicates(), how="left", indicator=True)
-        rows = rows[known["_merge"].eq("left_only").to_numpy()]
-    if not len(rows):
-        return 0
-    combined = pd.concat([t for t in (old, rows) if t is not None], ignore_index=True)
-    write_table(combined.sort_values(keys, kind="stable", ignore_index=True), jobs_path(path))
-    return len(rows)
+    def _write_jobs(self, rows: list[dict]) -> None:
+        self.jobs = pd.concat([t for t in (self.jobs, pd.DataFrame(rows)) if t is not None], ignore_index=True) \
+            .sort_values(self.keys, kind="stable", ignore_index=True)
+        write_table(self.jobs, jobs_path(self.path))
+
+    def record_unknown(self, done: list[Job]) -> int:
+        """Give each of the ``done`` jobs the jobs table lacks (run before jobs were recorded) a row
+        saying ``unknown``; return how many."""
+        known = set() if self.jobs is None else set(map(tuple, self.jobs[self.keys].astype(str).to_numpy()))
+        rows = [self._record(job, host=UNKNOWN, cpu=UNKNOWN, versions=UNKNOWN, seconds=np.nan, engine=UNKNOWN)
+                for job in done]
+        rows = [row for row in rows if tuple(row[k] for k in self.keys) not in known]
+        if rows:
+            self._write_jobs(rows)
+        return len(rows)
+
+    def add(self, results: list[JobResult], engine: str) -> None:
+        """Add finished jobs (replacing any rows the tables had of them): the peer cache, timings and jobs
+        tables, then the results table last (it decides what is done), each rewritten atomically."""
+        self._drop_jobs([r.job for r in results])
+        peers = [r.peers for r in results if r.peers is not None and len(r.peers)]
+        if peers:
+            with tempfile.TemporaryDirectory() as folder:
+                merge_peers([write_table(p, Path(folder) / f"{i}.parquet") for i, p in enumerate(peers)],
+                            self.peers_beside)
+        timings = [r.timings for r in results if r.timings is not None and len(r.timings)]
+        if timings:
+            self.timings = _sorted([self.timings, *timings])
+            write_table(self.timings, timings_path(self.path))
+        self._write_jobs([self._record(r.job, **r.record, engine=engine) for r in results])
+        self.results = _sorted([self.results, *(r.results for r in results)])
+        write_table(self.results, self.path)
