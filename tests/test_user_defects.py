@@ -179,8 +179,8 @@ def committed_tables():
             yield name, table
 
 
-# made with solver=IPM before SVOR's default solver became auto: kept in the tables until those rows are
-# made again (experiments/migrate_config_columns.py, KEPT)
+# the committed papers'-sizes rows were made with solver=IPM, a column today's configs (SVOR's default
+# solver, auto) do not set
 SOLVER_MADE_BEFORE = ["config.algorithms.SVORIM.solver", "config.algorithms.SVOREX.solver"]
 
 

@@ -15,10 +15,6 @@ parameter of the estimator (nested ones too) is still set by a plain override, w
 Hydra closes the rest of the config, and :func:`check_algorithms` refuses, before any work, a key
 that is no parameter of its estimator (naming the key and listing the valid ones). A value that is
 set, even to the default, is a column.
-
-Tables and finished jobs made while the YAML files listed every parameter (the defaults as
-``${estimator_default:VALUE}``, left out of the columns, and some as plain values, which were
-columns) are brought to this rule once by ``python experiments/migrate_config_columns.py``.
 """
 from __future__ import annotations
 
