@@ -1,4 +1,4 @@
-"""Speed and memory of the EachMovie protocol (issue 3 targets), and how its cost grows.
+"""Speed and memory of the EachMovie protocol against its targets, and how its cost grows.
 
     python benchmarks/bench_eachmovie.py [--data-dir ../shared/data] [--skip-scaling]
 

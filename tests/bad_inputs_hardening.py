@@ -1,4 +1,4 @@
-"""Bad inputs of issue 16: the last silent-wrong results, crashes and lost-work cases, each now a
+"""Bad inputs that gave silent wrong results, crashes or lost work, each a
 clear error (rows of the bad-input table, see tests/test_bad_inputs.py)."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 16 beside the bad-input table: what must keep working after the new checks."""
+"""Beside the bad-input table (tests/bad_inputs_hardening.py): what keeps working under its checks."""
 from __future__ import annotations
 
 import re

@@ -116,8 +116,8 @@ def test_registry_composes_and_quick_is_smaller(driver, tmp_path):
 
 
 def test_list_counts_what_runs(driver, tmp_path, capsys):
-    """`--list` says what each sweep runs, counted from its composed sweep (issue 49: it said
-    "9 data sets" for svor_benchmark's 24 benchmarks); the registry's text types no counts."""
+    """`--list` says what each sweep runs, counted from its composed sweep (svor_benchmark: 24
+    benchmarks of 12 data sets); the registry's text types no counts."""
     assert driver.main(["--list", "--data-dir", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     for entry in (e for e in driver.REGISTRY if e.sweep):

@@ -1,4 +1,4 @@
-"""Measured seconds live in a timings table beside the results table (issue 18 item 7): a rerun's
+"""Measured seconds live in a timings table beside the results table: a rerun's
 results table is byte for byte the same; publish and collect carry the timings table along."""
 import warnings
 

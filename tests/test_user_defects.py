@@ -1,4 +1,4 @@
-"""Defects a user met (issue 50, items 1-6): a quick target that rewrote a committed figure, a user's
+"""Defects a user met: a quick target that rewrote a committed figure, a user's
 folder run under another data set's name, hints that did not name the config to use, the data
 command's help, a learner parameter that needed `+`, and the report's unstated statistics."""
 import os
