@@ -1,6 +1,11 @@
 """The registry of `make reproduce` (experiments/reproduce.py): every paper experiment with its quick
-sizes and data, the figures and reports drawn after them, and the results pages' generated tables
+overrides and data, the figures and reports drawn after them, and the results pages' generated tables
 (``docs/results/<page>.md``, between ``<!-- BEGIN table:NAME -->`` markers).
+
+An entry's quick sizes are said in one place: a few overrides here, or, where the experiment needs more
+(grids, learners' iterations, its sweep), its overlay ``conf/quick/<experiment>.yaml``, which the
+entry's quick overrides name (``+quick=<experiment>``) and which names the quick run
+(``experiment: <experiment>_quick``, its tables' folder).
 """
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -18,8 +24,8 @@ REPO = Path(__file__).resolve().parents[1]
 class Entry:
     """One paper experiment: ``+experiment=<experiment>`` with ``overrides``.
 
-    ``quick`` overrides shrink it for ``--quick`` (``quick_experiment`` replaces the experiment when
-    set); ``data`` names the data sets it reads (``ordrank.datasets.fetch`` names); ``sweep`` runs its
+    ``quick`` overrides shrink it for ``--quick`` (``+quick=<experiment>``: its overlay in
+    ``conf/quick/``); ``data`` names the data sets it reads (``ordrank.datasets.fetch`` names); ``sweep`` runs its
     jobs on an engine into ``<experiment>/benchmark.parquet`` (``ordrank.launch``); an entry that is
     not ``default`` runs only when named.
     """
@@ -28,15 +34,13 @@ class Entry:
     experiment: str
     overrides: tuple = ()
     quick: tuple = ()
-    quick_experiment: str | None = None
     data: tuple = ()
     sweep: bool = False
     paper: str = ""
     default: bool = True  # run by `reproduce.py` without entry names (False: only when named)
 
     def config_overrides(self, quick: bool) -> list[str]:
-        experiment = self.quick_experiment if quick and self.quick_experiment else self.experiment
-        return [f"+experiment={experiment}", *self.overrides, *(self.quick if quick else ())]
+        return [f"+experiment={self.experiment}", *self.overrides, *(self.quick if quick else ())]
 
 
 GENERATOR_QUICK = ("dataset.n_users=3000", "dataset.n_items=400", "protocol.n_targets=40")
@@ -64,15 +68,15 @@ REGISTRY = [
           paper="Jain, Natarajan & Tewari 2015 (Predtron), Figure 1 (b)"),
     Entry("predtron_l1_vs_l2", "predtron_l1_vs_l2", quick=PREDTRON_QUICK + ("protocol.p=[500,1000]",),
           paper="Jain, Natarajan & Tewari 2015 (Predtron), Figure 1 (c)"),
-    Entry("letor_ohsumed", "letor_ohsumed", quick_experiment="letor_ohsumed_quick", data=("letor3-ohsumed",),
+    Entry("letor_ohsumed", "letor_ohsumed", quick=("+quick=letor_ohsumed",), data=("letor3-ohsumed",),
           paper="Qin, Liu, Xu & Li 2010 (LETOR 3.0 OHSUMED): RankSVM, RankNet and peers"),
-    Entry("svor_benchmark", "svor_benchmark", quick_experiment="svor_benchmark_quick",
+    Entry("svor_benchmark", "svor_benchmark", quick=("+quick=svor_benchmark",),
           data=("orca",), sweep=True,
           paper="Chu & Keerthi 2005; Li & Lin 2006: SVOR, the reductions and their reference codes"),
-    Entry("svor_benchmark_chu", "svor_benchmark_chu", quick_experiment="svor_benchmark_chu_quick",
+    Entry("svor_benchmark_chu", "svor_benchmark_chu", quick=("+quick=svor_benchmark_chu",),
           data=("chu",), sweep=True,
           paper="Chu & Keerthi 2005 protocol on Chu's equal-length partitions"),
-    Entry("boost_benchmark", "boost_benchmark", quick_experiment="boost_benchmark_quick",
+    Entry("boost_benchmark", "boost_benchmark", quick=("+quick=boost_benchmark",),
           data=("orca",), sweep=True,
           paper="Li & Lin 2006 (seed 003): Reduction-Boost vs RankBoost, ORBoost beside; svor_benchmark's data"),
     Entry("svor_benchmark_papers_sizes", "svor_benchmark/papers_sizes", data=("orca",), sweep=True, default=False,
@@ -134,17 +138,25 @@ PAGES = {  # page -> the generated tables it holds (marker names)
 }
 
 
+@lru_cache(maxsize=None)
+def experiment_name(name: str, quick: bool) -> str:
+    """The ``experiment`` the registry entry ``name`` runs as (its tables' folder), from its configs
+    (its ``+`` overrides, composed): with ``quick``, the one its overlay names."""
+    from hydra import compose, initialize_config_dir
+
+    entry = next(e for e in REGISTRY if e.name == name)
+    configs = [o for o in entry.config_overrides(quick) if o.startswith("+")]  # not the sizes (sweeps)
+    with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
+        return str(compose("config", overrides=configs).experiment)
+
+
 def letor_table(out: Path, quick: bool) -> Path:
-    entry = next(e for e in REGISTRY if e.name == "letor_ohsumed")
-    experiment = entry.quick_experiment if quick else entry.experiment
-    return out / "results" / experiment / "letor_ohsumed.parquet"
+    return out / "results" / experiment_name("letor_ohsumed", quick) / "letor_ohsumed.parquet"
 
 
 def sweep_table(name: str, out: Path, quick: bool) -> Path:
-    """The collected table of the registry's sweep entry ``name`` (its quick experiment's with ``quick``)."""
-    entry = next(e for e in REGISTRY if e.name == name)
-    experiment = entry.quick_experiment if quick else entry.experiment
-    return out / "results" / experiment.replace("/", "_") / "benchmark.parquet"  # the experiment's name
+    """The collected table of the registry's sweep entry ``name`` (its quick run's with ``quick``)."""
+    return out / "results" / experiment_name(name, quick) / "benchmark.parquet"
 
 
 def benchmark_table(out: Path, quick: bool) -> Path:

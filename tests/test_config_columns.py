@@ -83,7 +83,7 @@ def test_every_parameter_is_a_plain_override(option):
      r"algorithms\.SVORM\.C\); the configured ones are SVORIM, SVOREX, "),
 ])
 def test_a_misspelt_key_is_refused_before_any_work(override, error, message, tmp_path):
-    cfg = make_cfg(["+experiment=svor_benchmark_quick", override])
+    cfg = make_cfg(["+experiment=svor_benchmark", "+quick=svor_benchmark", override])
     with pytest.raises(error, match=message):
         run(cfg, tmp_path)
     assert [p.name for p in tmp_path.iterdir()] == ["ERROR"]
