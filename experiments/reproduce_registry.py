@@ -1,11 +1,8 @@
 """The registry of `make reproduce` (experiments/reproduce.py): every paper experiment with its quick
 overrides and data, the figures and reports drawn after them, and the results pages' generated tables
 (``docs/results/<page>.md``, between ``<!-- BEGIN table:NAME -->`` markers).
-
-An entry's quick sizes are said in one place: a few overrides here, or, where the experiment needs more
-(grids, learners' iterations, its sweep), its overlay ``conf/quick/<experiment>.yaml``, which the
-entry's quick overrides name (``+quick=<experiment>``) and which names the quick run
-(``experiment: <experiment>_quick``, its tables' folder).
+An entry's quick sizes are in one place: its few quick overrides here, or its overlay
+``conf/quick/<experiment>.yaml`` (named here as ``+quick=<experiment>``), which also names the run.
 """
 from __future__ import annotations
 
@@ -111,13 +108,14 @@ FIGURES = [
     ("ranknet_figure1.py", lambda out, quick: ["--results", str(out / "results"),
                                                "--figures", str(out / "figures")],
      lambda out, quick: None),  # closed forms: writes its own table, then draws from it
-    svor_report(lambda out, quick: benchmark_table(out, quick), "svor_benchmark"),
-    svor_report(lambda out, quick: chu_table(out, quick), "svor_benchmark_chu"),
+    svor_report(lambda out, quick: sweep_table("svor_benchmark", out, quick), "svor_benchmark"),
+    svor_report(lambda out, quick: sweep_table("svor_benchmark_chu", out, quick), "svor_benchmark_chu"),
     svor_report(lambda out, quick: papers_sizes_table(out), "svor_benchmark_papers_sizes"),  # opt-in
     ("report_boost_benchmark.py", lambda out, quick: [
-        "--table", str(boost_table(out, quick)), "--out", str(boost_table(out, quick).parent),
+        "--table", str(sweep_table("boost_benchmark", out, quick)),
+        "--out", str(sweep_table("boost_benchmark", out, quick).parent),
         "--figure", str(out / "figures" / "boost_benchmark_scatter.png")],
-     lambda out, quick: boost_table(out, quick)),
+     lambda out, quick: sweep_table("boost_benchmark", out, quick)),
     ("plot_letor.py", lambda out, quick: [
         "--results", str(out / "results"), "--figures", str(out / "figures"),
         "--table", str(letor_table(out, quick).relative_to(out / "results"))],
@@ -140,8 +138,7 @@ PAGES = {  # page -> the generated tables it holds (marker names)
 
 @lru_cache(maxsize=None)
 def experiment_name(name: str, quick: bool) -> str:
-    """The ``experiment`` the registry entry ``name`` runs as (its tables' folder), from its configs
-    (its ``+`` overrides, composed): with ``quick``, the one its overlay names."""
+    """The ``experiment`` (tables' folder) entry ``name`` runs as: its ``+`` overrides composed."""
     from hydra import compose, initialize_config_dir
 
     entry = next(e for e in REGISTRY if e.name == name)
@@ -157,18 +154,6 @@ def letor_table(out: Path, quick: bool) -> Path:
 def sweep_table(name: str, out: Path, quick: bool) -> Path:
     """The collected table of the registry's sweep entry ``name`` (its quick run's with ``quick``)."""
     return out / "results" / experiment_name(name, quick) / "benchmark.parquet"
-
-
-def benchmark_table(out: Path, quick: bool) -> Path:
-    return sweep_table("svor_benchmark", out, quick)
-
-
-def chu_table(out: Path, quick: bool) -> Path:
-    return sweep_table("svor_benchmark_chu", out, quick)
-
-
-def boost_table(out: Path, quick: bool) -> Path:
-    return sweep_table("boost_benchmark", out, quick)
 
 
 def papers_sizes_table(out: Path) -> Path:
@@ -190,8 +175,8 @@ def page_tables(out: Path, quick: bool) -> dict[str, str]:
         ("MovieLens-100K, ≥ 200", "prank_eachmovie200/movielens_100k.parquet"),
     ]
     figure1 = load_script("plot_figure1.py")
-    benchmark = read_table(benchmark_table(out, quick))  # its report: section says what the page shows
-    chu = read_table(chu_table(out, quick))
+    benchmark = read_table(sweep_table("svor_benchmark", out, quick))  # its report: section says what the page shows
+    chu = read_table(sweep_table("svor_benchmark_chu", out, quick))
     predtron = {Path(path).parts[0]: figure1.markdown(read_table(results / path), letter)
                 for letter, (path, *_) in figure1.PANELS.items()}  # marker = the experiment
     return {
@@ -205,7 +190,8 @@ def page_tables(out: Path, quick: bool) -> dict[str, str]:
         "svor_benchmark_chu_statistics": load_script("report_svor_benchmark.py").statistics_markdown(chu),
         PAPERS_SIZES: papers_sizes_markdown(papers_sizes_table(out)),
         "svor_benchmark_statistics": load_script("report_svor_benchmark.py").statistics_markdown(benchmark),
-        "boost_benchmark": load_script("report_boost_benchmark.py").markdown(read_table(boost_table(out, quick))),
+        "boost_benchmark": load_script("report_boost_benchmark.py").markdown(
+            read_table(sweep_table("boost_benchmark", out, quick))),
         **letor_readme_tables(read_table(letor_table(out, quick))),
     }
 
