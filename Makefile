@@ -83,7 +83,7 @@ benchmark: $(STAMP)   ## svor_benchmark: 24 ORCA sets (12 x 5, 10 bins; docs/res
 
 # Every output under build/quick/ (git-ignored, as reproduce-quick's): never the committed results or figures.
 benchmark-quick: $(STAMP)   ## the same code path at CI size (two data sets, two partitions)
-	$(BIN)/python run.py -m +experiment=svor_benchmark_quick hydra/launcher=joblib
+	$(BIN)/python run.py -m +experiment=svor_benchmark +quick=svor_benchmark hydra/launcher=joblib
 	$(BIN)/python -m ordrank.results collect multirun/svor_benchmark_quick -o build/quick/results/svor_benchmark_quick/benchmark.parquet
 	$(BIN)/python experiments/report_svor_benchmark.py --table build/quick/results/svor_benchmark_quick/benchmark.parquet \
 		--out build/quick/results/svor_benchmark_quick --figure build/quick/figures/svor_benchmark_quick_scatter.png \

@@ -1,6 +1,6 @@
-"""Speed and memory of the EachMovie protocol (issue 3 targets), and how its cost grows.
+"""Speed and memory of the EachMovie protocol against its targets, and how its cost grows.
 
-    python benchmarks/bench_eachmovie.py [--data-dir ../shared/data] [--skip-scaling]
+    python benchmarks/bench_eachmovie.py [--data-dir DIR] [--skip-scaling]
 
 1. MovieLens-100K, EachMovie-100 protocol, every kept user (364) a target, PRank + MCP + WH
    (target ≤ 10 s; the loader is included).
@@ -11,14 +11,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 import resource
 import time
-from pathlib import Path
 
 from ordrank.algorithms import MulticlassPerceptron, PRank, WidrowHoff
 from ordrank.datasets.eachmovie_style import eachmovie_style
-from ordrank.datasets.ratings import load_movielens_100k
+from ordrank.datasets.ratings import load_movielens_100k, resolve_data_dir
 from ordrank.protocols.collaborative import EachMovieProtocol
 
 
@@ -45,13 +43,12 @@ def peak_rss_gb():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--data-dir",
-                        default=os.environ.get("ORDRANK_DATA", Path(__file__).parents[2] / "shared" / "data"))
+    parser.add_argument("--data-dir", default=None, help="where the data sets are (default: $ORDRANK_DATA, else data/)")
     parser.add_argument("--skip-scaling", action="store_true")
     args = parser.parse_args()
 
     start = time.perf_counter()
-    ml = load_movielens_100k(args.data_dir)
+    ml = load_movielens_100k(resolve_data_dir(args.data_dir))
     load = time.perf_counter() - start
     total = load + timed_run(ml, EachMovieProtocol(min_ratings=100, n_targets=None), learners())
     print(f"MovieLens-100K, EachMovie-100, all 364 kept users as targets, 3 algorithms: {total:.2f} s "

@@ -8,7 +8,7 @@
                                                [--skip-pages]
 
 (a) One SVOR fit (implicit constraints unless ``--variants``; Gaussian kernel, C = 1 unless
-``--fit-C``, γ = 0.1, tol 1e-3; benchmarks/bench_svor.py's synthetic data, noise 0.2): ordrank's
+``--fit-C``, γ = 0.1, tol 1e-3; bench_svor.py's data, ordrank.datasets.quantile_ranks, noise 0.2): ordrank's
 default (``solver="auto"``: SMO within its budget, else the interior point; the one that ran in
 brackets), its Clarabel (the whole dual in cvxpy; the working set it used from 1000 rows is
 removed), its structured interior point (``solver="IPM"``), its SMO (``solver="SMO"``) and
@@ -71,11 +71,10 @@ from ordrank.algorithms.batch.svor import SVOR
 from ordrank.algorithms.pipelines import prefixed_grid
 from ordrank.algorithms.qp import cache
 from ordrank.app import build
+from ordrank.datasets.quantile_ranks import quantile_ranks
 from ordrank.metrics.ordinal import SCORINGS, mean_absolute_error, mean_zero_one_error
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from bench_svor import synthetic  # noqa: E402 - importable once benchmarks/ is on sys.path
 
 
 def timed(run):
@@ -93,13 +92,13 @@ def one_fit(sizes, repeats, Cs=(1.0,), variants=("implicit",)):
             "ordrank IPM": ours("IPM"), "ordrank SMO": ours("SMO"),
             "skordinal": lambda X, y, C, v: SkordinalSVOR(C=C, gamma=0.1, tol=1e-3,
                                                           constraints=v).fit(X, y)}
-    SVOR(solver="SMO").fit(*synthetic(30))  # numba's compiled code loaded
+    SVOR(solver="SMO").fit(*quantile_ranks(30))  # numba's compiled code loaded
     for variant in variants:
         for C in Cs:
             print(f"(a) SVOR {variant}, rbf, C={C:g}, gamma=0.1, tol=1e-3, one thread, best of "
                   f"{repeats} alternating (wall s / CPU s)")
             for n in sizes:
-                X, y = synthetic(n)
+                X, y = quantile_ranks(n)
                 best, models = {name: (np.inf, np.inf) for name in fits}, {}
                 for _ in range(repeats):
                     for name, fit in fits.items():

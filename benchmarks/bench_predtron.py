@@ -3,7 +3,7 @@
     python benchmarks/bench_predtron.py [--repeats 1] [--no-engine]
 
 Prints the wall time of each ``python run.py +experiment=<name>`` (interpreter start, Hydra, data,
-training, writing the table) and their sum, against the target (issue 8): all three together
+training, writing the table) and their sum, against the target: all three together
 ≤ 3 minutes on the 2-core reference machine. Then, on a slice of Figure 1 (a), the time of the
 protocol's batched engine against fitting each (repetition, n) copy on its own (``protocol.vectorize``),
 which give the same table.

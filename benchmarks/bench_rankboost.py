@@ -3,18 +3,18 @@ and on 100,000 synthetic ordinal rows without queries (≤ 60 s asked), every di
 candidate threshold (the default) and 64 quantiles. The factored pair weights make a round O(n·d),
 so the pair counts printed are never built.
 
-    PYTHONPATH=src ORDRANK_DATA=/work/shared/data python benchmarks/bench_rankboost.py [--rounds 300]
+    python benchmarks/bench_rankboost.py [--rounds 300] [--data-dir DIR]   # DIR: default $ORDRANK_DATA, else data/
 """
 from __future__ import annotations
 
 import argparse
 import os
 import time
-from pathlib import Path
 
 import numpy as np
 
 from ordrank.algorithms.ranking import RankBoost, RankBoostOrdinal
+from ordrank.datasets.ratings import resolve_data_dir
 from ordrank.queries import count_pairs
 
 
@@ -24,10 +24,10 @@ def timed(make, *args, **kwargs):
     return model, time.perf_counter() - start
 
 
-def ohsumed(rounds: int):
+def ohsumed(rounds: int, data_dir):
     from ordrank.datasets.letor import LetorData
 
-    folder = Path(os.environ.get("ORDRANK_DATA", "/work/shared/data")) / "letor3-ohsumed"
+    folder = resolve_data_dir(data_dir) / "letor3-ohsumed"
     fold = LetorData(path=str(folder), n_features=45).fold(1)
     train, test = fold.train, fold.test
     print(f"OHSUMED Fold1 train: {len(train.y)} documents, {train.n_queries} queries, "
@@ -55,9 +55,10 @@ def ordinal(rounds: int, n: int = 100_000, d: int = 10, k: int = 5):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=300)
+    parser.add_argument("--data-dir", default=None, help="where the data sets are (default: $ORDRANK_DATA, else data/)")
     parser.add_argument("--skip-ohsumed", action="store_true")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (shared machine)")
     if not args.skip_ohsumed:
-        ohsumed(args.rounds)
+        ohsumed(args.rounds, args.data_dir)
     ordinal(args.rounds)

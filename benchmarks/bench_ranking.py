@@ -2,7 +2,7 @@
 
     python benchmarks/bench_ranking.py [--quick] [--part ohsumed|synthetic|all] [--C 0.01 0.1]
 
-(a) LETOR 3.0 OHSUMED, Fold1's training part (S1+S2+S3 of $ORDRANK_DATA/letor3-ohsumed/
+(a) LETOR 3.0 OHSUMED, Fold1's training part (S1+S2+S3 of <data dir>/letor3-ohsumed/
 QueryLevelNorm, read by scikit-learn's load_svmlight_file): the document and pair counts (9,219 and
 367,663 expected), then per C: linear RankSVM (hinge and squared hinge; best of ``--repeats`` fits)
 against LinearSVC(fit_intercept=False, C/2) on the mirrored explicit pair differences (one fit), with
@@ -28,20 +28,17 @@ import resource
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
 from ordrank.algorithms.ranking import RankNet, RankSVM
+from ordrank.datasets.ratings import resolve_data_dir
 from ordrank.queries import count_pairs, preference_pairs
 
-DATA = Path(os.environ.get("ORDRANK_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
-
-
-def load_ohsumed_fold1_train():
+def load_ohsumed_fold1_train(data_dir):
     from sklearn.datasets import load_svmlight_files
 
-    folder = DATA / "letor3-ohsumed" / "QueryLevelNorm"
+    folder = resolve_data_dir(data_dir) / "letor3-ohsumed" / "QueryLevelNorm"
     parts = load_svmlight_files([str(folder / f"S{k}.txt") for k in (1, 2, 3)], query_id=True,
                                 n_features=45)
     X = np.vstack([parts[3 * k].toarray() for k in range(3)])
@@ -65,10 +62,10 @@ def best_time(fit, repeats):
     return min(times), model
 
 
-def ohsumed(Cs, repeats, quick):
+def ohsumed(Cs, repeats, quick, data_dir):
     from sklearn.svm import LinearSVC
 
-    X, y, qid = load_ohsumed_fold1_train()
+    X, y, qid = load_ohsumed_fold1_train(data_dir)
     n_pairs = count_pairs(y, qid)
     print(f"OHSUMED Fold1 train (S1+S2+S3): {X.shape[0]} documents, {X.shape[1]} features, "
           f"{len(np.unique(qid))} queries, {n_pairs} preference pairs")
@@ -155,6 +152,7 @@ def scale(quick, timeout):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data-dir", default=None, help="where the data sets are (default: $ORDRANK_DATA, else data/)")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--part", choices=["ohsumed", "synthetic", "all"], default="all")
     parser.add_argument("--C", type=float, nargs="+", default=[0.01, 0.1])
@@ -167,7 +165,7 @@ def main():
         return fit_one(name, int(n_queries), int(n_docs))
     print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     if args.part in ("ohsumed", "all"):
-        ohsumed(args.C, 1 if args.quick else args.repeats, args.quick)
+        ohsumed(args.C, 1 if args.quick else args.repeats, args.quick, args.data_dir)
     if args.part in ("synthetic", "all"):
         scale(args.quick, args.timeout)
 

@@ -32,21 +32,13 @@ from skordinal.classifiers import SVOR as SkordinalSVOR
 
 from ordrank.algorithms.batch import svor
 from ordrank.algorithms.qp import cache, factor
+from ordrank.datasets.quantile_ranks import quantile_ranks
 from ordrank.features.kernels import kernel_matrix
 
 GRID = [0.01, 0.1, 1.0, 10.0, 100.0]
 
 
 NOISE = (0.2, 1.0)
-
-
-def synthetic(n, noise=0.2, n_ranks=10, n_features=8, seed=0):
-    """Gaussian features; rank = decile of a slightly non-linear score plus noise·its std."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, n_features))
-    s = X @ rng.normal(size=n_features) + np.sin(X[:, 0])
-    z = s + noise * s.std() * rng.normal(size=n)
-    return X, 1 + np.searchsorted(np.quantile(z, np.linspace(0, 1, n_ranks + 1)[1:-1]), z)
 
 
 def best_of(repeats, fit):
@@ -84,7 +76,7 @@ def needed_rank(X):
 
 
 def compare(n, noise, repeats):
-    X, y = synthetic(n, noise)
+    X, y = quantile_ranks(n, noise)
     auto_s, model = best_of(repeats, lambda: default(X, y))
     ref_s, ref = best_of(repeats, lambda: ours(X, y))
     theirs_s, peer = best_of(repeats, lambda: theirs(X, y))
@@ -98,7 +90,7 @@ def compare(n, noise, repeats):
 
 def forms(n, repeats, noise=0.2):
     """Factored against exact form where the factor applies: 2 features."""
-    X, y = synthetic(n, noise, n_features=2)
+    X, y = quantile_ranks(n, noise, n_features=2)
     factor_s, factored = best_of(repeats, lambda: ours(X, y))
     with mock.patch.object(factor, "MAX_RANK", 0.0):
         exact_s, exact = best_of(repeats, lambda: ours(X, y))
@@ -112,7 +104,7 @@ def forms(n, repeats, noise=0.2):
 
 
 def grid(repeats, n=150):
-    X, y = synthetic(n)
+    X, y = quantile_ranks(n)
 
     def one_problem():
         for C in GRID:
@@ -138,7 +130,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--large", action="store_true", help="also n = 5000 (slow)")
     args = parser.parse_args()
-    svor.SVOR().fit(*synthetic(30))  # warm up imports
+    svor.SVOR().fit(*quantile_ranks(30))  # warm up imports
     print("SVOR implicit, rbf, C=1, gamma=0.1, tol=1e-3 (best of "
           f"{args.repeats}; targets: ratio auto <= 3 at n=1000, <= 4 at n=2000)")
     for n in (150, 1000, 2000, 5000)[: 4 if args.large else 3]:

@@ -11,7 +11,7 @@ process, data included. A first process per shape only generates and
 normalizes the data (no learner): the data's own share. LightGBM and XGBoost run in the same way on the same
 2 cores (``n_jobs: 2`` in the experiment; the ordrank learners use what numpy and numba use). The table
 printed: per learner and shape, wall, CPU, peak RSS and test NDCG@10, and the growth from WEB10K's shape
-(scale 1) to WEB30K's (scale 3.15, 3.15× the documents). Targets (issue #58): at WEB30K's shape every
+(scale 1) to WEB30K's (scale 3.15, 3.15× the documents). Targets: at WEB30K's shape every
 run ≤ 8 GB peak RSS, RankSVM (its C grid) and linear RankNet ≤ 5 min each, growth ≤ 3.5×.
 
 ``--publish`` writes each shape's table (the runs' tidy tables, learner after learner) to

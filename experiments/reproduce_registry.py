@@ -1,6 +1,8 @@
 """The registry of `make reproduce` (experiments/reproduce.py): every paper experiment with its quick
-sizes and data, the figures and reports drawn after them, and the results pages' generated tables
+overrides and data, the figures and reports drawn after them, and the results pages' generated tables
 (``docs/results/<page>.md``, between ``<!-- BEGIN table:NAME -->`` markers).
+An entry's quick sizes are in one place: its few quick overrides here, or its overlay
+``conf/quick/<experiment>.yaml`` (named here as ``+quick=<experiment>``), which also names the run.
 """
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -18,8 +21,8 @@ REPO = Path(__file__).resolve().parents[1]
 class Entry:
     """One paper experiment: ``+experiment=<experiment>`` with ``overrides``.
 
-    ``quick`` overrides shrink it for ``--quick`` (``quick_experiment`` replaces the experiment when
-    set); ``data`` names the data sets it reads (``ordrank.datasets.fetch`` names); ``sweep`` runs its
+    ``quick`` overrides shrink it for ``--quick`` (``+quick=<experiment>``: its overlay in
+    ``conf/quick/``); ``data`` names the data sets it reads (``ordrank.datasets.fetch`` names); ``sweep`` runs its
     jobs on an engine into ``<experiment>/benchmark.parquet`` (``ordrank.launch``); an entry that is
     not ``default`` runs only when named.
     """
@@ -28,15 +31,13 @@ class Entry:
     experiment: str
     overrides: tuple = ()
     quick: tuple = ()
-    quick_experiment: str | None = None
     data: tuple = ()
     sweep: bool = False
     paper: str = ""
     default: bool = True  # run by `reproduce.py` without entry names (False: only when named)
 
     def config_overrides(self, quick: bool) -> list[str]:
-        experiment = self.quick_experiment if quick and self.quick_experiment else self.experiment
-        return [f"+experiment={experiment}", *self.overrides, *(self.quick if quick else ())]
+        return [f"+experiment={self.experiment}", *self.overrides, *(self.quick if quick else ())]
 
 
 GENERATOR_QUICK = ("dataset.n_users=3000", "dataset.n_items=400", "protocol.n_targets=40")
@@ -64,15 +65,15 @@ REGISTRY = [
           paper="Jain, Natarajan & Tewari 2015 (Predtron), Figure 1 (b)"),
     Entry("predtron_l1_vs_l2", "predtron_l1_vs_l2", quick=PREDTRON_QUICK + ("protocol.p=[500,1000]",),
           paper="Jain, Natarajan & Tewari 2015 (Predtron), Figure 1 (c)"),
-    Entry("letor_ohsumed", "letor_ohsumed", quick_experiment="letor_ohsumed_quick", data=("letor3-ohsumed",),
+    Entry("letor_ohsumed", "letor_ohsumed", quick=("+quick=letor_ohsumed",), data=("letor3-ohsumed",),
           paper="Qin, Liu, Xu & Li 2010 (LETOR 3.0 OHSUMED): RankSVM, RankNet and peers"),
-    Entry("svor_benchmark", "svor_benchmark", quick_experiment="svor_benchmark_quick",
+    Entry("svor_benchmark", "svor_benchmark", quick=("+quick=svor_benchmark",),
           data=("orca",), sweep=True,
           paper="Chu & Keerthi 2005; Li & Lin 2006: SVOR, the reductions and their reference codes"),
-    Entry("svor_benchmark_chu", "svor_benchmark_chu", quick_experiment="svor_benchmark_chu_quick",
+    Entry("svor_benchmark_chu", "svor_benchmark_chu", quick=("+quick=svor_benchmark_chu",),
           data=("chu",), sweep=True,
           paper="Chu & Keerthi 2005 protocol on Chu's equal-length partitions"),
-    Entry("boost_benchmark", "boost_benchmark", quick_experiment="boost_benchmark_quick",
+    Entry("boost_benchmark", "boost_benchmark", quick=("+quick=boost_benchmark",),
           data=("orca",), sweep=True,
           paper="Li & Lin 2006 (seed 003): Reduction-Boost vs RankBoost, ORBoost beside; svor_benchmark's data"),
     Entry("svor_benchmark_papers_sizes", "svor_benchmark/papers_sizes", data=("orca",), sweep=True, default=False,
@@ -107,13 +108,14 @@ FIGURES = [
     ("ranknet_figure1.py", lambda out, quick: ["--results", str(out / "results"),
                                                "--figures", str(out / "figures")],
      lambda out, quick: None),  # closed forms: writes its own table, then draws from it
-    svor_report(lambda out, quick: benchmark_table(out, quick), "svor_benchmark"),
-    svor_report(lambda out, quick: chu_table(out, quick), "svor_benchmark_chu"),
+    svor_report(lambda out, quick: sweep_table("svor_benchmark", out, quick), "svor_benchmark"),
+    svor_report(lambda out, quick: sweep_table("svor_benchmark_chu", out, quick), "svor_benchmark_chu"),
     svor_report(lambda out, quick: papers_sizes_table(out), "svor_benchmark_papers_sizes"),  # opt-in
     ("report_boost_benchmark.py", lambda out, quick: [
-        "--table", str(boost_table(out, quick)), "--out", str(boost_table(out, quick).parent),
+        "--table", str(sweep_table("boost_benchmark", out, quick)),
+        "--out", str(sweep_table("boost_benchmark", out, quick).parent),
         "--figure", str(out / "figures" / "boost_benchmark_scatter.png")],
-     lambda out, quick: boost_table(out, quick)),
+     lambda out, quick: sweep_table("boost_benchmark", out, quick)),
     ("plot_letor.py", lambda out, quick: [
         "--results", str(out / "results"), "--figures", str(out / "figures"),
         "--table", str(letor_table(out, quick).relative_to(out / "results"))],
@@ -134,29 +136,24 @@ PAGES = {  # page -> the generated tables it holds (marker names)
 }
 
 
+@lru_cache(maxsize=None)
+def experiment_name(name: str, quick: bool) -> str:
+    """The ``experiment`` (tables' folder) entry ``name`` runs as: its ``+`` overrides composed."""
+    from hydra import compose, initialize_config_dir
+
+    entry = next(e for e in REGISTRY if e.name == name)
+    configs = [o for o in entry.config_overrides(quick) if o.startswith("+")]  # not the sizes (sweeps)
+    with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
+        return str(compose("config", overrides=configs).experiment)
+
+
 def letor_table(out: Path, quick: bool) -> Path:
-    entry = next(e for e in REGISTRY if e.name == "letor_ohsumed")
-    experiment = entry.quick_experiment if quick else entry.experiment
-    return out / "results" / experiment / "letor_ohsumed.parquet"
+    return out / "results" / experiment_name("letor_ohsumed", quick) / "letor_ohsumed.parquet"
 
 
 def sweep_table(name: str, out: Path, quick: bool) -> Path:
-    """The collected table of the registry's sweep entry ``name`` (its quick experiment's with ``quick``)."""
-    entry = next(e for e in REGISTRY if e.name == name)
-    experiment = entry.quick_experiment if quick else entry.experiment
-    return out / "results" / experiment.replace("/", "_") / "benchmark.parquet"  # the experiment's name
-
-
-def benchmark_table(out: Path, quick: bool) -> Path:
-    return sweep_table("svor_benchmark", out, quick)
-
-
-def chu_table(out: Path, quick: bool) -> Path:
-    return sweep_table("svor_benchmark_chu", out, quick)
-
-
-def boost_table(out: Path, quick: bool) -> Path:
-    return sweep_table("boost_benchmark", out, quick)
+    """The collected table of the registry's sweep entry ``name`` (its quick run's with ``quick``)."""
+    return out / "results" / experiment_name(name, quick) / "benchmark.parquet"
 
 
 def papers_sizes_table(out: Path) -> Path:
@@ -178,8 +175,8 @@ def page_tables(out: Path, quick: bool) -> dict[str, str]:
         ("MovieLens-100K, ≥ 200", "prank_eachmovie200/movielens_100k.parquet"),
     ]
     figure1 = load_script("plot_figure1.py")
-    benchmark = read_table(benchmark_table(out, quick))  # its report: section says what the page shows
-    chu = read_table(chu_table(out, quick))
+    benchmark = read_table(sweep_table("svor_benchmark", out, quick))  # its report: section says what the page shows
+    chu = read_table(sweep_table("svor_benchmark_chu", out, quick))
     predtron = {Path(path).parts[0]: figure1.markdown(read_table(results / path), letter)
                 for letter, (path, *_) in figure1.PANELS.items()}  # marker = the experiment
     return {
@@ -193,7 +190,8 @@ def page_tables(out: Path, quick: bool) -> dict[str, str]:
         "svor_benchmark_chu_statistics": load_script("report_svor_benchmark.py").statistics_markdown(chu),
         PAPERS_SIZES: papers_sizes_markdown(papers_sizes_table(out)),
         "svor_benchmark_statistics": load_script("report_svor_benchmark.py").statistics_markdown(benchmark),
-        "boost_benchmark": load_script("report_boost_benchmark.py").markdown(read_table(boost_table(out, quick))),
+        "boost_benchmark": load_script("report_boost_benchmark.py").markdown(
+            read_table(sweep_table("boost_benchmark", out, quick))),
         **letor_readme_tables(read_table(letor_table(out, quick))),
     }
 

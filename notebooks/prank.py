@@ -147,8 +147,9 @@ for title, final in finals.items():
 from ordrank.algorithms import MulticlassPerceptron, PRank, WidrowHoff
 from ordrank.datasets.eachmovie_style import eachmovie_style
 from ordrank.datasets.ratings import load_movielens_100k, resolve_data_dir
-from ordrank.protocols.feature_scale import ThresholdStepPRank, final_losses, scale_sweep, scaled_features
+from ordrank.protocols.feature_scale import ThresholdStepPRank, scale_sweep, scaled_features
 from ordrank.protocols.collaborative import EachMovieProtocol, centered_features, target_sequences
+from ordrank.reports.online import final_losses
 
 movielens = load_movielens_100k(resolve_data_dir(root=ROOT))  # $ORDRANK_DATA, else data/ in the repository
 every_round = EachMovieProtocol(min_ratings=100, n_targets=None, record_every=1, bias=False)
@@ -214,7 +215,7 @@ def median_norm2(data, protocol):
     return float(np.median((X**2).sum(-1) + 1.0))
 
 
-sweeps = {title: final_losses(scale_sweep(data, LEARNERS, SCALES, protocol, seed=0))
+sweeps = {title: final_losses(scale_sweep(data, LEARNERS, SCALES, protocol, seed=0), by=("algorithm", "scale"))
           for title, (data, protocol) in CASES.items()}
 norms = {title: median_norm2(data, protocol) for title, (data, protocol) in CASES.items()}
 

@@ -179,7 +179,7 @@ print("all checks hold")
 # The likely causes are measured in `docs/predtron.md` (sensitivity table). The order in (a)
 # depends on the number of passes, which the paper does not give; a single pass over the n queries
 # (an online algorithm with mistake bounds, run once) is the reading under which the paper's order
-# appears, and an independent re-implementation (`benchmarks/predtron_by_hand.py`) gives the
+# appears, and an independent re-implementation (`tests/predtron_by_hand.py`) gives the
 # committed numbers of both readings. A 200-pass cap or unit-scale data keep 1/i best at larger n.
 # For (b), this generator adds only narrow bottom bands as m grows, and the NDCG loss barely weighs
 # them. The larger queries are easier here even at an equal number of training documents. So the

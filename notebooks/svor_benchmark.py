@@ -220,7 +220,7 @@ display((cv / 60).round(1).rename("model selection, minutes in the jobs' timers"
 #   SVOREX's are one-sided (above the C code on 20 of 24, Holm-significant on 7): the C code adds 0.001
 #   to the Gram matrix's diagonal, which at C = 100 on these few training rows regularizes. Refitted
 #   with `diagonal_jitter=0.001`, ordrank's SVOREX comes within 0.0005 of it
-#   (`benchmarks/svor_refits.py`; docs/protocols.md).
+#   (`experiments/svor_refits.py`; docs/protocols.md).
 # - **Beyond the papers:** the reduction with the perceptron kernel has the best average MAE rank
 #   (4.7 of 17). Ordered logit, PRank and the boosted reduction are best on some benchmarks, and
 #   Friedman's test rejects equal average ranks for both metrics.

@@ -1,4 +1,4 @@
-"""Bad inputs of issue 16: the last silent-wrong results, crashes and lost-work cases, each now a
+"""Bad inputs that gave silent wrong results, crashes or lost work, each a
 clear error (rows of the bad-input table, see tests/test_bad_inputs.py)."""
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ CASES = [
          app_run("only=WH", "algorithms.WH.eta=1.0", "protocol.n_rounds=2000", checked_first=False)),
 ]
 
-QUICK = ["+experiment=svor_benchmark_quick", "dataset.name=pyrim", "protocol.splits=0"]
+QUICK = ["+experiment=svor_benchmark", "+quick=svor_benchmark", "dataset.name=pyrim", "protocol.splits=0"]
 CASES += [
-    Case("grid-value-invalid", "`+experiment=svor_benchmark_quick +protocol.grids.PRank={n_epochs:[0,1]}` "
-         "(the bad point was dropped silently)", ValueError,
+    Case("grid-value-invalid", "`+experiment=svor_benchmark +quick=svor_benchmark "
+         "+protocol.grids.PRank={n_epochs:[0,1]}` (the bad point was dropped silently)", ValueError,
          r"^protocol\.grids\.PRank: the grid value n_epochs=0 is not valid: The 'n_epochs' parameter of "
          r"PRank must be an int in the range \[1, inf\)\. Got 0 instead",
          app_run("only=PRank", "+protocol.grids.PRank={n_epochs:[0,1]}", base=QUICK)),

@@ -95,13 +95,13 @@ CASES = [
          FileNotFoundError,
          r"^LETOR folder not found: expected it at <tmp>/letor3-ohsumed\. .* Get it with: python -m ordrank\.data "
          r"fetch letor3-ohsumed --data-dir <tmp>\.$", lambda tmp: build_config(tmp, "dataset=letor_ohsumed")),
-    Case("letor-named-set-given-a-path", "`+experiment=letor_ohsumed_quick dataset.path=<folder>` (ran the user's "
-         "folder as `letor_ohsumed` with 45 features)", ValueError,
+    Case("letor-named-set-given-a-path", "`+experiment=letor_ohsumed +quick=letor_ohsumed dataset.path=<folder>` "
+         "(ran the user's folder as `letor_ohsumed` with 45 features)", ValueError,
          r"^dataset\.path=mine: letor_ohsumed is a named data set \(conf/dataset/letor_ohsumed\.yaml reads "
          r"letor3-ohsumed under data_dir\); for your own folder use dataset=letor dataset\.path=mine "
          r"dataset\.name=<its name> \(the table's `dataset` column\)$",
          lambda tmp: (write(tmp / "mine" / "Fold1" / "train.txt", GOOD),
-                      build_experiment(tmp, "+experiment=letor_ohsumed_quick", "dataset.path=mine"))),
+                      build_experiment(tmp, "+experiment=letor_ohsumed", "+quick=letor_ohsumed", "dataset.path=mine"))),
     Case("letor-no-path", "`dataset=letor dataset.path=null`", ValueError,
          r"^dataset\.path must name a LETOR folder, e\.g\. dataset\.path=/data/MQ2008$",
          lambda tmp: build_config(tmp, "dataset=letor", "dataset.path=null")),

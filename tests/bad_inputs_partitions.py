@@ -49,12 +49,12 @@ CASES = [
          r"column\)$",
          build_on_folder("+experiment=svor_benchmark", "dataset=partitions", "dataset.path=auto",
                          "dataset.bins=null", "only=PRank")),
-    Case("named-set-given-a-path", "`+experiment=svor_benchmark_quick +dataset.path=<folder>` (was: "
+    Case("named-set-given-a-path", "`+experiment=svor_benchmark +quick=svor_benchmark +dataset.path=<folder>` (was: "
          "BenchmarkData got an unexpected keyword argument 'path')", ValueError,
          r"^dataset\.path=auto: the data set 'pyrim' is a named one \(ordrank\.datasets\.partitions\.BenchmarkData\), "
          r"not a folder; for your own folder or archive of train/test partitions use dataset=partitions "
          r"dataset\.path=auto dataset\.name=<its name>",
-         build_on_folder("+experiment=svor_benchmark_quick", "+dataset.path=auto", "only=PRank")),
+         build_on_folder("+experiment=svor_benchmark", "+quick=svor_benchmark", "+dataset.path=auto", "only=PRank")),
     Case("partitions-column-count", "a user's test file with one column more than its train file", ValueError,
          r"^<tmp>/auto/matlab/test_auto\.data\.0 has 4 columns but <tmp>/auto/matlab/train_auto\.data\.0 has 3 "
          r"\(inputs and label\): train and test must have the same columns$",

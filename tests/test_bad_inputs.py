@@ -260,7 +260,7 @@ CASES = [
          lambda tmp: make_cfg([*TINY, "+algorithm@algorithms.X=prank2"])),
     Case("unknown-benchmark", "`+experiment=svor_benchmark dataset.name=housing2`", ValueError,
          r"^dataset\.name must be one of \[.*'housing'.*\] for dataset\.source='orca', got 'housing2'",
-         app_run("dataset.name=housing2", base=["+experiment=svor_benchmark_quick", "only=PRank"])),
+         app_run("dataset.name=housing2", base=["+experiment=svor_benchmark", "+quick=svor_benchmark", "only=PRank"])),
     Case("only-unknown", "`only=SVM`", ValueError,
          r"^only=\['SVM'\] names no configured algorithm; choose from \['PRank', 'WH'\]",
          app_run("only=SVM")),

@@ -11,7 +11,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def sweep(tmp_path, data_dir, *overrides):
-    command = [sys.executable, "run.py", "-m", "+experiment=svor_benchmark_quick",
+    command = [sys.executable, "run.py", "-m", "+experiment=svor_benchmark", "+quick=svor_benchmark",
                "hydra/launcher=joblib", f"hydra.sweep.dir={tmp_path}/sweep", f"data_dir={data_dir}",
                *overrides]
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=1200,

@@ -10,9 +10,9 @@ from ordrank.reports import ReportSpec
 CONF = Path(__file__).resolve().parents[1] / "conf"
 
 
-def composed(experiment):
+def composed(experiment, *overrides):
     with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-        return compose("config", overrides=[f"+experiment={experiment}", "data_dir=/nonexistent"],
+        return compose("config", overrides=[f"+experiment={experiment}", *overrides, "data_dir=/nonexistent"],
                        return_hydra_config=True)
 
 
@@ -38,7 +38,7 @@ def test_same_data_partitions_protocol_as_svor_benchmark_and_same_rounds():
 
 
 def test_quick_is_smaller():
-    full, quick = composed("boost_benchmark"), composed("boost_benchmark_quick")
+    full, quick = composed("boost_benchmark"), composed("boost_benchmark", "+quick=boost_benchmark")
     assert quick.experiment == "boost_benchmark_quick"
     assert max(quick.grid.rounds) < min(full.grid.rounds)
     assert quick.protocol.grids["RankBoost"]["n_estimators"] == quick.grid.rounds

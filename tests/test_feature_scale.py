@@ -5,10 +5,10 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from ordrank.algorithms import MulticlassPerceptron, PRank, WidrowHoff
 from ordrank.datasets.eachmovie_style import eachmovie_style
-from ordrank.protocols.feature_scale import (ThresholdStepPRank, final_losses, scale_sweep,
-                                       scaled_features)
+from ordrank.protocols.feature_scale import ThresholdStepPRank, scale_sweep, scaled_features
 from ordrank.protocols.collaborative import EachMovieProtocol
 from ordrank.protocols.engine import run_sequences
+from ordrank.reports.online import final_losses
 from conftest import UNORDERED_STRING_LABELS
 
 # Why the two checks fail (measured with scikit-learn 1.9.1): check_classifiers_train's 3-class blobs
@@ -103,7 +103,7 @@ def test_scale_sweep_at_one_is_the_default_protocol():
         at_one = sweep[(sweep.algorithm == name) & (sweep.scale == 1.0)].drop(columns="scale")
         np.testing.assert_array_equal(at_one["value"].to_numpy(), table["value"].to_numpy())
         np.testing.assert_array_equal(at_one["user"].to_numpy(), table["user"].to_numpy())
-    summary = final_losses(sweep)
+    summary = final_losses(sweep, by=("algorithm", "scale"))
     assert set(summary["scale"]) == {0.01, 1.0} and (summary["n"] == 12).all()
     prank = summary[summary.algorithm == "PRank"].set_index("scale")["mean"]
     assert prank[0.01] != prank[1.0]  # PRank depends on the scale

@@ -1,4 +1,4 @@
-"""Issue 16 beside the bad-input table: what must keep working after the new checks."""
+"""Beside the bad-input table (tests/bad_inputs_hardening.py): what keeps working under its checks."""
 from __future__ import annotations
 
 import re
@@ -82,7 +82,7 @@ def test_a_partition_run_started_again_skips_finished_partitions(tmp_path, monke
     from test_partitions import make_orca
 
     make_orca(tmp_path / "data")
-    cfg = ["+experiment=svor_benchmark_quick", "dataset.name=pyrim", "dataset.bins=5",
+    cfg = ["+experiment=svor_benchmark", "+quick=svor_benchmark", "dataset.name=pyrim", "dataset.bins=5",
            f"data_dir={tmp_path / 'data'}", "only=[PRank,OrderedLogit]", "protocol.splits=[0,1]",
            "protocol.cv_folds=2"]
     with warnings.catch_warnings():

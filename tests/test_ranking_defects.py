@@ -1,8 +1,7 @@
-"""Issue 50, items 7-14: the learning-to-rank defects, one test (or more) per item.
-
-7 LETOR 4.0's P@k; 8 kernel RankSVM; 9 fits end within max_iter on badly scaled data; 10 overflow is
-an error naming the scale, every iterative learner warns alike; 11 no raw library errors; 12 score
-without qid refuses; 13 query ids beyond int64, grades from 1024 up; 14 LETOR loader limits.
+"""Learning-to-rank defects, one test (or more) each: LETOR 4.0's P@k; kernel RankSVM; fits end
+within max_iter on badly scaled data; overflow is an error naming the scale, every iterative learner
+warns alike; no raw library errors; score without qid refuses; query ids beyond int64, grades from
+1024 up; LETOR loader limits.
 """
 import math
 import warnings

@@ -76,12 +76,25 @@ def test_update_pages_rewrites_only_the_pages_whose_tables_changed(driver, tmp_p
 
 
 def test_every_paper_experiment_is_registered(driver):
-    registered = {e.experiment for e in driver.REGISTRY} | {e.quick_experiment for e in driver.REGISTRY}
+    registered = {e.experiment for e in driver.REGISTRY}
     registered |= set(driver.registry.BENCHMARK_EXPERIMENTS)  # run by a benchmark script instead
     configs = {p.stem for p in (REPO / "conf" / "experiment").glob("*.yaml")}
     unregistered = sorted(configs - registered)
     assert not unregistered, (f"conf/experiment/{unregistered[0]}.yaml is not in the REGISTRY of "
                               "experiments/reproduce_registry.py: add an Entry (with its quick overrides)")
+
+
+def test_every_quick_overlay_is_an_entry_s_and_comes_after_its_experiment(driver, tmp_path):
+    from ordrank.app import run
+
+    overlays = {p.stem for p in (REPO / "conf" / "quick").glob("*.yaml")}
+    named = {o.partition("=")[2] for e in driver.REGISTRY for o in e.quick if o.startswith("+quick=")}
+    assert overlays == named, "each conf/quick/<experiment>.yaml is named by its registry entry's quick overrides"
+    for overlay in sorted(overlays):
+        cfg = driver.compose([f"+quick={overlay}", f"+experiment={overlay}", f"data_dir={tmp_path}"])
+        with pytest.raises(ValueError, match=rf"^quick={overlay}: the overlay conf/quick/{overlay}\.yaml "
+                                             rf"shrinks experiment {overlay} and comes after it"):
+            run(cfg, tmp_path / overlay)
 
 
 def sweep_jobs(driver, entry, quick: bool, data_dir) -> list:
@@ -107,8 +120,8 @@ def test_registry_composes_and_quick_is_smaller(driver, tmp_path):
         smaller = [k for k in sizes if k in quick.protocol and quick.protocol[k] is not None
                    and (full.protocol[k] is None or size(quick, k) < size(full, k))]
         assert smaller, f"{entry.name}: --quick shrinks none of {sizes}"
-        # the same experiment, smaller (or its own quick variant, which only overrides it)
-        assert quick.experiment == (entry.quick_experiment or full.experiment)
+        # the same experiment, smaller (or renamed by its quick overlay, which only overrides it)
+        assert quick.experiment in (full.experiment, f"{full.experiment}_quick")
     svor = next(e for e in driver.REGISTRY if e.name == "svor_benchmark")
     jobs = sweep_jobs(driver, svor, False, tmp_path)
     assert len(jobs) == 12 * 2 * 20 * 17 and {"dataset.name", "dataset.bins", "protocol.splits"} == \
@@ -116,8 +129,8 @@ def test_registry_composes_and_quick_is_smaller(driver, tmp_path):
 
 
 def test_list_counts_what_runs(driver, tmp_path, capsys):
-    """`--list` says what each sweep runs, counted from its composed sweep (issue 49: it said
-    "9 data sets" for svor_benchmark's 24 benchmarks); the registry's text types no counts."""
+    """`--list` says what each sweep runs, counted from its composed sweep (svor_benchmark: 24
+    benchmarks of 12 data sets); the registry's text types no counts."""
     assert driver.main(["--list", "--data-dir", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     for entry in (e for e in driver.REGISTRY if e.sweep):

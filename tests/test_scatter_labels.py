@@ -1,5 +1,5 @@
 """The benchmark scatter: labels never overlap one another or a point, panels are titled, one row
-of panels per bin count (issue 18 item 8)."""
+of panels per bin count."""
 import itertools
 
 import matplotlib.pyplot as plt

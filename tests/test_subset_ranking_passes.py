@@ -15,6 +15,8 @@ from ordrank.datasets.subset_ranking import GaussianSubsetRanking
 from ordrank.protocols.subset_ranking import SubsetRankingProtocol, flat
 from ordrank.results import collect, read_table
 
+import predtron_by_hand as by_hand
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
 TABLES = {"a": RESULTS / "predtron_subset_n" / "subset_ranking.parquet",
@@ -29,7 +31,6 @@ def load(path: Path, name: str):
     return module
 
 
-by_hand = load(ROOT / "benchmarks" / "predtron_by_hand.py", "predtron_by_hand")
 figure1 = load(ROOT / "experiments" / "plot_figure1.py", "plot_figure1")
 
 
@@ -91,7 +92,7 @@ def test_passes_mode_order_is_canonical():
 # --- the independent re-implementation ----------------------------------------------------------
 @pytest.mark.parametrize("f", ["inverse", "power_1.1", "power_2"])
 def test_reimplementation_agrees_with_the_protocol(f):
-    """benchmarks/predtron_by_hand.py (Algorithm 1 from the paper, no ordrank Predtron code)."""
+    """tests/predtron_by_hand.py (Algorithm 1 from the paper, no ordrank Predtron code)."""
     table = run(protocol(n_train=[4, 9]), {"P": PredtronRanker(f=f, n_epochs=50, stop_when_separated=True)},
                 seed=2)
     value = table.set_index(["passes_mode", "seed", "n_train", "metric"])["value"]

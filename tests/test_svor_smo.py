@@ -85,7 +85,7 @@ def test_smo_stopped_by_max_iter_warns():
 
 
 def badly_scaled(n=60, seed=0, scale=1e4):
-    """Features × 1e4 under a linear kernel at C = 1 (issue #59): the dual with K scaled by σ² is
+    """Features × 1e4 under a linear kernel at C = 1: the dual with K scaled by σ² is
     the one at Cσ² with the same scores, so this is C = 1e8 on unit features, past SMO's reach."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, 5))

@@ -1,4 +1,4 @@
-"""Measured seconds live in a timings table beside the results table (issue 18 item 7): a rerun's
+"""Measured seconds live in a timings table beside the results table: a rerun's
 results table is byte for byte the same; publish and collect carry the timings table along."""
 import warnings
 
@@ -11,7 +11,7 @@ from ordrank.results import main as results_main
 from ordrank.results import publish, read_timings, timings_path
 from test_partitions import make_orca
 
-CFG = ["+experiment=svor_benchmark_quick", "dataset.name=pyrim", "dataset.bins=5",
+CFG = ["+experiment=svor_benchmark", "+quick=svor_benchmark", "dataset.name=pyrim", "dataset.bins=5",
        "only=[PRank,OrderedLogit]", "protocol.splits=[0,1]", "protocol.cv_folds=2"]
 
 

@@ -1,4 +1,4 @@
-"""Defects a user met (issue 50, items 1-6): a quick target that rewrote a committed figure, a user's
+"""Defects a user met: a quick target that rewrote a committed figure, a user's
 folder run under another data set's name, hints that did not name the config to use, the data
 command's help, a learner parameter that needed `+`, and the report's unstated statistics."""
 import os
@@ -19,6 +19,10 @@ from test_reports import make_table
 from test_user_partitions import orca_folder
 
 ENV = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+
+
+SVOR_QUICK = ["+experiment=svor_benchmark", "+quick=svor_benchmark"]  # the experiment, then its quick overlay
+LETOR_QUICK = ["+experiment=letor_ohsumed", "+quick=letor_ohsumed"]
 
 
 # --- item 1: the quick targets write only where git ignores ---------------------------------------------
@@ -88,7 +92,7 @@ def test_a_users_folder_is_not_run_under_the_experiments_data_set_name(tmp_path)
 def test_a_users_folder_cannot_take_a_named_data_sets_name(tmp_path):
     """A sweep of svor_benchmark sets dataset.name=machine, ... for each job: never on the user's folder."""
     folder = orca_folder(tmp_path, n=2)
-    overrides = ["+experiment=svor_benchmark_quick", "dataset=partitions", f"dataset.path={folder}",
+    overrides = [*SVOR_QUICK, "dataset=partitions", f"dataset.path={folder}",
                  "dataset.bins=null", "only=PRank"]
     for name in ("machine", "letor_ohsumed"):
         with pytest.raises(ValueError, match=rf"dataset\.name={name} .*another data set"):
@@ -96,11 +100,11 @@ def test_a_users_folder_cannot_take_a_named_data_sets_name(tmp_path):
 
 
 def test_a_path_given_to_a_named_letor_set_is_refused(tmp_path):
-    """+experiment=letor_ohsumed_quick dataset.path=<mine> ran the user's folder as letor_ohsumed."""
+    """+experiment=letor_ohsumed +quick=letor_ohsumed dataset.path=<mine> ran the user's folder as letor_ohsumed."""
     folder = write_subsets(tmp_path / "data")
     with pytest.raises(ValueError, match=r"dataset=letor dataset\.path="):
-        build(make_cfg(["+experiment=letor_ohsumed_quick", f"dataset.path={folder}"]))
-    cfg = make_cfg(["+experiment=letor_ohsumed_quick", "dataset=letor", f"dataset.path={folder}", "only=PRank"])
+        build(make_cfg([*LETOR_QUICK, f"dataset.path={folder}"]))
+    cfg = make_cfg([*LETOR_QUICK, "dataset=letor", f"dataset.path={folder}", "only=PRank"])
     assert cfg.dataset.name == "toy"  # the folder's name, not `letor`
     assert build(cfg)["dataset"].n_folds == 5
 
@@ -109,11 +113,11 @@ def test_a_path_given_to_a_named_letor_set_is_refused(tmp_path):
 
 def test_a_path_appended_to_a_named_benchmark_names_dataset_partitions(tmp_path):
     with pytest.raises(ValueError, match=r"dataset=partitions dataset\.path="):
-        build(make_cfg(["+experiment=svor_benchmark_quick", f"+dataset.path={tmp_path}", "only=PRank"]))
+        build(make_cfg([*SVOR_QUICK, f"+dataset.path={tmp_path}", "only=PRank"]))
 
 
 def test_run_py_names_dataset_partitions_when_dataset_path_cannot_be_set(tmp_path):
-    done = subprocess.run([sys.executable, "run.py", "+experiment=svor_benchmark_quick", f"dataset.path={tmp_path}"],
+    done = subprocess.run([sys.executable, "run.py", *SVOR_QUICK, f"dataset.path={tmp_path}"],
                           cwd=REPO, env=ENV, capture_output=True, text=True)
     assert done.returncode == 2 and "dataset=partitions" in done.stderr, done.stderr
 
@@ -158,12 +162,12 @@ def test_the_skip_reason_names_data_and_the_offline_import(tmp_path):
 def test_diagonal_jitter_is_a_plain_override(tmp_path):
     data = ["dataset=partitions", f"dataset.path={orca_folder(tmp_path, n=2)}", "dataset.name=auto",
             "dataset.bins=null", "only=SVORIM"]
-    cfg = make_cfg(["+experiment=svor_benchmark_quick", "algorithms.SVORIM.diagonal_jitter=0.001", *data])
+    cfg = make_cfg([*SVOR_QUICK, "algorithms.SVORIM.diagonal_jitter=0.001", *data])
     assert build(cfg)["learners"]["SVORIM"][-1].diagonal_jitter == 0.001  # after the standardize step
     from ordrank.config_columns import run_config
 
     assert run_config(cfg)["algorithms"]["SVORIM"]["diagonal_jitter"] == 0.001  # a set value is a column
-    default = make_cfg(["+experiment=svor_benchmark_quick", *data])
+    default = make_cfg([*SVOR_QUICK, *data])
     assert build(default)["learners"]["SVORIM"][-1].diagonal_jitter == 0.0
     assert "diagonal_jitter" not in run_config(default)["algorithms"]["SVORIM"]  # the default is not
 
@@ -179,8 +183,8 @@ def committed_tables():
             yield name, table
 
 
-# made with solver=IPM before SVOR's default solver became auto: kept in the tables until those rows are
-# made again (experiments/migrate_config_columns.py, KEPT)
+# the committed papers'-sizes rows were made with solver=IPM, a column today's configs (SVOR's default
+# solver, auto) do not set
 SOLVER_MADE_BEFORE = ["config.algorithms.SVORIM.solver", "config.algorithms.SVOREX.solver"]
 
 

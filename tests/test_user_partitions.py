@@ -138,7 +138,7 @@ def test_an_experiments_bins_cannot_silently_set_the_ranks(tmp_path):
     from ordrank.app import build
 
     folder = orca_folder(tmp_path, n=2)
-    overrides = ["+experiment=svor_benchmark_quick", "dataset=partitions", f"dataset.path={folder}"]
+    overrides = ["+experiment=svor_benchmark", "+quick=svor_benchmark", "dataset=partitions", f"dataset.path={folder}"]
     with pytest.raises(ValueError, match=r"dataset\.bins=10, but the labels .* run up to 3"):
         build(make_cfg(overrides))
     parts = build(make_cfg([*overrides, "dataset.bins=null", "dataset.name=auto"]))

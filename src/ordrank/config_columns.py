@@ -3,8 +3,9 @@ which keys a learner's config may hold.
 
 The columns are every value the configuration sets (the options' YAML files, the experiment, the
 command line), resolved, except where files are (so tables made on different machines compare equal),
-``experiment`` (a column of its own), ``report`` (how a report shows the table, not a row) and
-``peers`` (whether a peer's rows are fitted or taken from the peer cache: the same rows either way).
+``experiment`` (a column of its own), ``report`` (how a report shows the table, not a row),
+``peers`` (whether a peer's rows are fitted or taken from the peer cache: the same rows either way)
+and ``quick`` (the experiment a ``conf/quick/`` overlay shrinks; ``experiment`` names the run).
 
 A ``conf/algorithm/*.yaml`` lists only what differs from its estimator's defaults: its ``_target_``
 and the non-default settings. A parameter left at its default is set nowhere, so it is neither a
@@ -15,10 +16,6 @@ parameter of the estimator (nested ones too) is still set by a plain override, w
 Hydra closes the rest of the config, and :func:`check_algorithms` refuses, before any work, a key
 that is no parameter of its estimator (naming the key and listing the valid ones). A value that is
 set, even to the default, is a column.
-
-Tables and finished jobs made while the YAML files listed every parameter (the defaults as
-``${estimator_default:VALUE}``, left out of the columns, and some as plain values, which were
-columns) are brought to this rule once by ``python experiments/migrate_config_columns.py``.
 """
 from __future__ import annotations
 
@@ -31,7 +28,8 @@ from omegaconf import DictConfig, OmegaConf
 
 LOCATION_KEYS = {"hydra", "experiment", "data_dir", "path_or_data_dir", "table_name", "publish",
                  "results_dir", "only", "resume", "report",
-                 "peers"}  # where a peer's rows come from (ordrank.results.peer_cache), not what they are
+                 "peers",  # where a peer's rows come from (ordrank.results.peer_cache), not what they are
+                 "quick"}  # which experiment a conf/quick/ overlay shrinks: ``experiment`` names the run
 
 
 def without(config, keys):

@@ -16,6 +16,7 @@ from omegaconf import DictConfig, OmegaConf
 READ_KEYS = ("experiment", "seed", "data_dir", "algorithms", "only", "table_name", "publish",
              "results_dir", "resume", "peers", "dataset", "protocol", "features",
              "report",  # read by the reports (ordrank.reports.spec), not by the run
+             "quick",   # the experiment a conf/quick/ overlay shrinks (check_settings)
              "hydra")
 
 
@@ -37,7 +38,7 @@ TABLE_SUFFIXES = (".parquet", ".csv")
 
 
 def check_settings(cfg: DictConfig) -> None:
-    """Check the run's own settings (seed, table_name, publish, results_dir, resume) before any work.
+    """Check the run's own settings (seed, table_name, publish, results_dir, resume, quick) before any work.
 
     Each error is one ValueError naming the key, the value and what is allowed. With
     ``publish=true``, ``results_dir`` must be a directory this process can create or write in
@@ -45,6 +46,11 @@ def check_settings(cfg: DictConfig) -> None:
     says yes to root even where nothing can be written, e.g. under /proc).
     """
     check_unread_keys(cfg)
+    quick = cfg.get("quick")
+    if quick is not None and cfg.get("experiment") != f"{quick}_quick":
+        raise ValueError(f"quick={quick}: the overlay conf/quick/{quick}.yaml shrinks experiment {quick} and "
+                         f"comes after it (+experiment={quick} +quick={quick}); the composed experiment is "
+                         f"{cfg.get('experiment')!r}")
     seed = cfg.get("seed")
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= SEED_MAX:
         raise ValueError(f"seed must be an integer in 0..{SEED_MAX} (numpy's seed range), got {seed!r}")

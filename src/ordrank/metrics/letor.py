@@ -18,7 +18,7 @@ public copies agree on them; both only edit the input-line regex), and from the 
 5. **Beyond a query's length**: ``DCG``, ``NDCG`` and ``PrecisionAtN`` fill positions
    ``$iPos < $topN && $iPos < $#rates + 1`` only, and ``OuputResults`` sums what is there and divides
    by the number of queries — so for a query of n < k documents **both NDCG@k and P@k count 0**.
-   (The description in issue 15 says this of NDCG@k only; the script does it for P@k too.
+   (The script does this for P@k as well as NDCG@k.
    ``Eval-Score-4.0.pl`` changed P@k on 2009-4-24 to treat the missing positions as irrelevant,
    #relevant/k, but its NDCG@k still counts 0 there: its NDCG loop keeps ``$iPos < $#rates + 1``.)
 6. **Relevant** for P@k and MAP (``%hsPrecisionRel``): labels 1 and 2. AP = Σ over relevant

@@ -27,7 +27,7 @@ from sklearn.utils._param_validation import Interval
 
 from ordrank.algorithms import PRank
 
-__all__ = ["ThresholdStepPRank", "scaled_features", "scale_sweep", "final_losses"]
+__all__ = ["ThresholdStepPRank", "scaled_features", "scale_sweep"]
 
 
 class ThresholdStepPRank(PRank):
@@ -98,9 +98,3 @@ def scale_sweep(dataset, learners: dict, scales, protocol, seed: int = 0) -> pd.
             tables.append(table.assign(scale=scale))
     return pd.concat(tables, ignore_index=True)
 
-
-def final_losses(table: pd.DataFrame, by=("algorithm", "scale")) -> pd.DataFrame:
-    """Mean ± standard error over targets of the loss at each target's last recorded round."""
-    last = table[table["step"] == table["step"].max()]
-    return (last.groupby(list(by), sort=True)["value"]
-            .agg(mean="mean", sem="sem", n="count").reset_index())

@@ -9,13 +9,14 @@ import pandas as pd
 from ordrank.reports.summaries import column_order, mean_sem
 
 
-def final_losses(table: pd.DataFrame, metric: str = "time_avg_rank_loss") -> pd.DataFrame:
-    """Per algorithm, the metric at the table's last step: mean, standard error s/√n and n seeds."""
+def final_losses(table: pd.DataFrame, metric: str = "time_avg_rank_loss", by=("algorithm",)) -> pd.DataFrame:
+    """Per group of ``by`` (an algorithm; with a feature-scale sweep, an algorithm and a scale), the
+    metric at the table's last step: mean, standard error s/√n and n seeds (or target users), and the step."""
     rows = table[table["metric"] == metric]
     if rows.empty:
         raise ValueError(f"table has no rows with metric {metric!r}")
     last = rows[rows["step"] == rows["step"].max()]
-    out = last.groupby("algorithm", sort=True)["value"].agg(mean="mean", sem="sem", n="count")
+    out = last.groupby(list(by), sort=True)["value"].agg(mean="mean", sem="sem", n="count")
     out = out.reset_index()
     out["step"] = int(rows["step"].max())
     return out

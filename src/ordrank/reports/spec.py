@@ -67,7 +67,7 @@ class ReportSpec:
 
     @classmethod
     def for_experiment(cls, experiment: str, conf_dir=None) -> "ReportSpec":
-        """The ``report:`` section of ``conf/experiment/<experiment>.yaml`` (composed by Hydra)."""
+        """The ``report:`` section of the run named ``experiment`` (composed by Hydra: :func:`experiment_overrides`)."""
         return _composed_spec(str(experiment), str(conf_dir or CONF_DIR))
 
     @classmethod
@@ -80,11 +80,11 @@ class ReportSpec:
         return cls.for_experiment(experiments[0], conf_dir)
 
 
-def config_name(experiment: str, conf_dir) -> str:
-    """The experiment config that names itself ``experiment``: ``conf/experiment/<experiment>.yaml``,
-    else a variant in a sub-folder whose ``experiment:`` line says so (e.g. ``svor_benchmark/
+def config_name(experiment: str, conf_dir, group: str = "experiment") -> str:
+    """The config of ``group`` that names itself ``experiment``: ``conf/<group>/<experiment>.yaml``,
+    else one (in a sub-folder too) whose ``experiment:`` line says so (e.g. ``svor_benchmark/
     papers_sizes`` for ``svor_benchmark_papers_sizes``); the name itself where none does."""
-    folder = Path(conf_dir) / "experiment"
+    folder = Path(conf_dir) / group
     if (folder / f"{experiment}.yaml").is_file():
         return experiment
     line = re.compile(rf"^experiment:\s*{re.escape(experiment)}\s*(#.*)?$", re.MULTILINE)
@@ -94,17 +94,26 @@ def config_name(experiment: str, conf_dir) -> str:
     return experiment
 
 
+def experiment_overrides(experiment: str, conf_dir) -> list[str]:
+    """The overrides that compose the run named ``experiment``: ``+experiment=<config>``, and for a
+    quick run (named by an overlay of ``conf/quick/``) that experiment with its overlay after it."""
+    overlay = config_name(experiment, conf_dir, "quick")
+    if (Path(conf_dir) / "quick" / f"{overlay}.yaml").is_file():
+        return [f"+experiment={overlay}", f"+quick={overlay}"]
+    return [f"+experiment={config_name(experiment, conf_dir)}"]
+
+
 @lru_cache(maxsize=16)
 def _composed_spec(experiment: str, conf_dir: str) -> ReportSpec:
     from hydra import compose, initialize_config_dir
     from omegaconf import OmegaConf
 
-    name = config_name(experiment, conf_dir)
+    overrides = experiment_overrides(experiment, conf_dir)
     with initialize_config_dir(config_dir=conf_dir, version_base="1.3"):
-        cfg = compose("config", overrides=[f"+experiment={name}"])
+        cfg = compose("config", overrides=overrides)
     report = cfg.get("report")
     folder = "conf" if Path(conf_dir) == CONF_DIR else conf_dir  # no machine's path in the project's
-    where = f"{folder}/experiment/{name}.yaml: report"
+    where = f"{folder}/experiment/{overrides[0].partition('=')[2]}.yaml: report"
     if report is None:
         raise ValueError(f"{where} is missing: the experiment has no report section")
     return ReportSpec.from_config(OmegaConf.to_container(report, resolve=True), where)

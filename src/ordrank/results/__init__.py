@@ -12,7 +12,7 @@ and a new protocol needs no edit here. Figures and reports are group-bys of thes
 - :mod:`~ordrank.results.files`: atomic writes, publishing, timings tables, partial tables, ERROR;
 - :mod:`~ordrank.results.sweeps`: a sweep's jobs and ``python -m ordrank.results collect``;
 - :mod:`~ordrank.results.peer_cache`: the peers' pieces, computed once per peer version and kept
-  beside the results (primed from the committed tables by ``experiments/prime_peer_cache.py``).
+  beside the results (made by a run with ``peers=rerun``, then collected).
 """
 from ordrank.results.files import (atomic_path, library_versions, partial_path, publish, read_table,
                                    read_timings, split_timings, table_versions, timings_path, write_error,

@@ -17,8 +17,8 @@ A job reads it (read-only) and writes the peer pieces it ran to ``<job folder>/p
 (``from_cache`` says which came from the cache); ``python -m ordrank.results collect ... -o T``
 merges the computed ones into ``peer_cache.parquet`` beside T (:func:`merge`, atomically). The
 setting ``peers: cached`` (default) uses the cache; ``peers=rerun`` fits every peer again, logs
-any piece whose rows differ from the cache and refreshes it. ``python experiments/prime_peer_cache.py``
-builds the caches from the committed tables.
+any piece whose rows differ from the cache and refreshes it: a run with ``peers=rerun``
+(``make reproduce PEERS=rerun``) makes the caches.
 """
 from __future__ import annotations
 

@@ -55,6 +55,20 @@ def _can_lower(g, s, C):
 
 
 @njit
+def take_step(g, c, f, K, a, b, ia, ib, ja, jb, s_a, s_b, top_a, top_b, cap_a, cap_b, delta):
+    """One SMO pair step of size δ: g[a] moves by s_a·δ and g[b] by −s_b·δ within [0, top] (set to the
+    bound a cap reached, so it lands there exactly), the threshold sums c[ja] += δ, c[jb] −= δ, and
+    the scores f += δ (K[ia] − K[ib]) (K symmetric: its rows)."""
+    g[a] = (top_a if s_a > 0 else 0.0) if delta == cap_a else g[a] + s_a * delta
+    g[b] = (0.0 if s_b > 0 else top_b) if delta == cap_b else g[b] - s_b * delta
+    c[ja] += delta
+    c[jb] -= delta
+    if ia != ib:
+        for r in range(K.shape[0]):
+            f[r] += delta * (K[ia, r] - K[ib, r])
+
+
+@njit
 def _allowed(jb, P, k, explicit, eps):
     """Which thresholds a may come from when b is at threshold jb (0-based)."""
     ok = np.zeros(k - 1, np.bool_)
@@ -147,13 +161,7 @@ def smo(K, i_of, j_of, s, k, C, tol, max_iter, explicit):
         for j in range(ja, jb):  # a below b: the partial sums between rise by δ
             cap_p = min(cap_p, -P[j])
         delta = min((eb - (f[ia] - s_t[a])) / eta, cap_a, cap_b, max(cap_p, 0.0))
-        g[a] = (C if s_t[a] > 0 else 0.0) if delta == cap_a else g[a] + s_t[a] * delta
-        g[b] = (0.0 if s_t[b] > 0 else C) if delta == cap_b else g[b] - s_t[b] * delta
-        c[ja] += delta
-        c[jb] -= delta
-        if ia != ib:
-            for r in range(n):
-                f[r] += delta * (K[ia, r] - K[ib, r])  # K symmetric: rows
+        take_step(g, c, f, K, a, b, ia, ib, ja, jb, s_t[a], s_t[b], C, C, cap_a, cap_b, delta)
         it += 1
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ordrank.algorithms.qp.smo import TAU, _can_lower as _low, _can_raise as _up  # per-variable bound
+from ordrank.algorithms.qp.smo import TAU, _can_lower as _low, _can_raise as _up, take_step  # per-variable bound
 from ordrank.compiled import njit
 
 
@@ -124,13 +124,7 @@ def smo(K0, rows, k, y, cap, n_questions, tol, max_iter):
         cap_a = cap[a] - alpha[a] if y[a] > 0 else alpha[a]
         cap_b = alpha[b] if y[b] > 0 else cap[b] - alpha[b]
         delta = min((low_max - (f[ia] + h[ka] - y[a])) / eta_ab, cap_a, cap_b)
-        alpha[a] = (cap[a] if y[a] > 0 else 0.0) if delta == cap_a else alpha[a] + y[a] * delta
-        alpha[b] = (0.0 if y[b] > 0 else cap[b]) if delta == cap_b else alpha[b] - y[b] * delta
-        h[ka] += delta
-        h[kb] -= delta
-        if ia != ib:
-            for r in range(n):
-                f[r] += delta * (K0[ia, r] - K0[ib, r])  # K0 symmetric: rows
+        take_step(alpha, h, f, K0, a, b, ia, ib, ka, kb, y[a], y[b], cap[a], cap[b], cap_a, cap_b, delta)
         it += 1
     up_min, low_max, _ = _select(np.arange(m), m, alpha, f, h, rows, k, y, cap)
     total, free = 0.0, 0

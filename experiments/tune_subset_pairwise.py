@@ -3,10 +3,9 @@ chosen once on held-out data: the protocol with master seed 1 (tasks, test sets 
 that the published run, seed 0, never draws), 3 repetitions, n = 10 and 50, m = 20, p = 30, 200 test
 queries. The value with the lowest mean test NDCG loss over the 6 (repetition, n) fits is kept in
 conf/experiment/predtron_subset_n.yaml (RankSVM: C = 10 is the grid's largest; larger C would
-cost more time, the solver's iterations growing with C; it took 46 s on the 2-core machine with the
-earlier cutting-plane solver).
+cost more time, the solver's iterations growing with C).
 
-    python benchmarks/tune_subset_pairwise.py
+    python experiments/tune_subset_pairwise.py
 """
 from __future__ import annotations
 

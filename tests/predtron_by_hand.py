@@ -16,7 +16,7 @@ One round on a query X (m, p) with relevance y:
 Readings: ``until_separated`` (passes over the n queries in order until a pass makes no mistake,
 at most 50) and ``one`` (a single pass).
 
-    python benchmarks/predtron_by_hand.py          # compares with results/predtron_subset_n, prints
+    python tests/predtron_by_hand.py               # compares with results/predtron_subset_n, prints
 """
 from __future__ import annotations
 

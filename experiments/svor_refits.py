@@ -1,7 +1,7 @@
 """Refit SVORIM or SVOREX on a committed svor_benchmark partition at the (C, γ) its CV chose, beside
 skordinal's C SMO, with and without the C code's 0.001 on the Gram diagonal.
 
-    python benchmarks/svor_refits.py calhousing 10 --splits 0 1 2 3 [--constraints explicit]
+    python experiments/svor_refits.py calhousing 10 --splits 0 1 2 3 [--constraints explicit]
         [--table results/svor_benchmark/benchmark.parquet]
 
 For each partition of ORCA's files (``dataset.source=orca``; the data directory is ``ORDRANK_DATA``,
