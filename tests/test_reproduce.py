@@ -106,11 +106,11 @@ def sweep_jobs(driver, entry, quick: bool, data_dir) -> list:
 
 def test_registry_composes_and_quick_is_smaller(driver, tmp_path):
     for entry in driver.REGISTRY:
-        full = driver.compose([*entry.config_overrides(False), f"data_dir={tmp_path}"])
-        quick = driver.compose([*entry.config_overrides(True), f"data_dir={tmp_path}"])
         if entry.sweep:
             assert len(sweep_jobs(driver, entry, True, tmp_path)) < len(sweep_jobs(driver, entry, False, tmp_path))
             continue
+        full = driver.compose([*entry.config_overrides(False), f"data_dir={tmp_path}"])
+        quick = driver.compose([*entry.config_overrides(True), f"data_dir={tmp_path}"])
         sizes = ["n_sequences", "n_rounds", "n_targets", "n_repetitions", "folds"]
 
         def size(cfg, key):  # a list (folds) counts its entries; None = all
@@ -143,9 +143,9 @@ def test_list_counts_what_runs(driver, tmp_path, capsys):
         assert f"x {len(splits)} partitions x {learners} learners = {len(jobs)} jobs" in described, described
     svor = next(e for e in driver.REGISTRY if e.name == "svor_benchmark")
     assert lines[lines.index(next(x for x in lines if x.startswith("svor_benchmark "))) + 1].strip() == \
-        "12 data sets x 2 bin counts (5, 10) = 24 benchmarks x 20 partitions = 480 jobs, 17 learners"
+        "12 data sets x 2 bin counts (5, 10) = 24 benchmarks x 20 partitions x 17 learners = 8160 jobs"
     assert driver.describe(svor, True, str(tmp_path)) == \
-        "2 data sets x 1 bin count (10) = 2 benchmarks x 2 partitions = 4 jobs, 17 learners"  # --list --quick
+        "2 data sets x 1 bin count (10) = 2 benchmarks x 2 partitions x 17 learners = 68 jobs"  # --list --quick
     for entry in driver.REGISTRY:
         assert not re.search(r"\d+ (data )?sets|\d+ (partitions|learners|folds)", entry.paper), entry.paper
 
