@@ -24,7 +24,7 @@ pairs are counted by sweeps, not from the explicit pairs: more than ``n_levels``
 1e-4 .. 1e-2) on an MSLR-shaped sample (``mslr_shaped(scale=0.07)``: 48,679 training documents,
 3.8M pairs) with raw features (``features=none``: columns on scales from 1e-3 to 1e6) and query-level
 normalized: time, iterations, certified gap, objective (of each problem: not comparable across the
-two) and test NDCG@10.
+two) and test NDCG@10, each fit the best of 3 by CPU time, and raw ÷ normalized CPU time per C.
 
 Each fit is timed by wall clock and by this process's CPU time (the machine's load shows in the first,
 not the second; the 1-minute load average is printed on each row); fits under one CPU second are
@@ -117,25 +117,36 @@ def raw_vs_normalized(limit):
     print("| features | C | wall / CPU s | iterations | gap | objective | test NDCG@10 | warning |")
     print("|---|---:|---:|---:|---:|---:|---:|---|")
     for C in [1e-4, 1e-3, 1e-2]:
+        seconds = {}
         for label in ["query-level norm", "raw"]:
             normed = label != "raw"
             X = query_level_norm(train.X, train.qid) if normed else train.X
             X_test = query_level_norm(test.X, test.qid) if normed else test.X
-            signal.setitimer(signal.ITIMER_PROF, limit)
-            wall, cpu = time.perf_counter(), time.process_time()
-            try:
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
-                    model = RankSVM(C=C, tol=1e-3).fit(X, train.y, train.qid)
-            except OverLimit:
+            best = None
+            for _ in range(3):  # best of 3 by CPU time
+                signal.setitimer(signal.ITIMER_PROF, limit)
+                wall, cpu = time.perf_counter(), time.process_time()
+                try:
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always")
+                        model = RankSVM(C=C, tol=1e-3).fit(X, train.y, train.qid)
+                except OverLimit:
+                    break
+                finally:
+                    signal.setitimer(signal.ITIMER_PROF, 0)
+                run = (time.perf_counter() - wall, time.process_time() - cpu, model, caught)
+                best = run if best is None or run[1] < best[1] else best
+            if best is None:
                 print(f"| {label} | {C:g} | > {limit:g} CPU | | | | | |", flush=True)
                 continue
-            finally:
-                signal.setitimer(signal.ITIMER_PROF, 0)
-            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            wall, cpu, model, caught = best
+            seconds[label] = cpu
             ndcg = float(np.nanmean(ndcg_at_k(test.y, model.decision_function(X_test), test.qid, k=10)))
             print(f"| {label} | {C:g} | {wall:.1f} / {cpu:.1f} | {model.n_iter_} | {model.gap_:.1e} | "
                   f"{model.objective_:.7g} | {ndcg:.4f} | {'yes' if caught else ''} |", flush=True)
+        if len(seconds) == 2:
+            print(f"| raw ÷ normalized CPU | {C:g} | {seconds['raw'] / seconds['query-level norm']:.2f}× | | | | | |",
+                  flush=True)
 
 
 def fit(solver, C, tol, limit, X, y, qid):

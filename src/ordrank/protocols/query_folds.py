@@ -217,6 +217,8 @@ class QueryFolds:
                     warnings.simplefilter("ignore", UserWarning)
                     model = fit_ranker(clone(learner).set_params(**point), parts.train)
                 value = metric(parts.vali.y, scores_of(model, parts.vali.X), parts.vali.qid)
+                log.info("%s %s: validation %s = %.4f", type(_final(learner)).__name__, _plain(point),
+                         self.selection, value)
             except Exception as error:  # noqa: BLE001 - a failed grid point is skipped, and said
                 errors.append(f"{point}: {type(error).__name__}: {error}")
                 continue

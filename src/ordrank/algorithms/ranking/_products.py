@@ -31,10 +31,13 @@ def rmatvec(X, u) -> np.ndarray:
     return out
 
 
-def rmatvec_squares(X, u) -> np.ndarray:
-    """``(X ∘ X)ᵀ u`` as float64 (the diagonal of ``Xᵀ diag(u) X``), a block of rows at a time."""
-    out = np.zeros(X.shape[1])
-    for start in range(0, X.shape[0], BLOCK):
-        block = X[start:start + BLOCK].astype(np.float64)
-        out += u[start:start + BLOCK] @ (block * block)
+def weighted_gram(X, u) -> np.ndarray:
+    """``Xᵀ diag(u) X`` for weights ``u ≥ 0`` as float64 (d × d): ``Bᵀ B`` with ``B = diag(√u) X`` over
+    the rows of positive weight, a block of them at a time (BLAS's symmetric rank-k update)."""
+    rows = np.flatnonzero(u > 0)
+    root = np.sqrt(u[rows])
+    out = np.zeros((X.shape[1], X.shape[1]))
+    for start in range(0, len(rows), BLOCK):
+        block = X[rows[start:start + BLOCK]].astype(np.float64) * root[start:start + BLOCK, None]
+        out += block.T @ block
     return out

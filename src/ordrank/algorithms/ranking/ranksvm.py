@@ -140,7 +140,7 @@ class RankSVM(RankingEstimator):
             with threadpool_limits(limits=1, user_api="blas"):
                 newton = self.solver == "smoothed_newton" or (  # "auto": measured, see the docstring
                     self.solver == "auto" and problem.pairs is None and self.n_pairs_ >= AUTO_NEWTON_PAIRS)
-                if newton:  # raw feature scales: CG with a diagonal preconditioner (same iterates' equation)
+                if newton:  # raw feature scales: μ from 1, CG preconditioned (_smoothed_newton; same optimum)
                     precondition = self.C * X.shape[1] * max_abs(X) ** 2 > ILL_CONDITIONED
                     w, self.n_iter_, self.gap_ = _smoothed_newton(problem, self.tol, self.max_iter,
                                                                   precondition=precondition)
