@@ -23,6 +23,7 @@ import numpy as np
 from ordrank.compiled import njit
 
 from ordrank.datasets.decimal_parse import parse_number
+from ordrank.datasets.digit_runs import digit_run
 
 # what parse_chunk reports (error[0]); letor_file._message words it
 OK, LABEL, QID, QID_RANGE, MALFORMED, INDEX_BELOW_1, NOT_INCREASING, BEYOND_EXPECTED, BEYOND_MAX, CHANGED = range(10)
@@ -100,16 +101,25 @@ def _complete(buf, n, final):
     return p + 1
 
 
+@njit
+def _index_tail(buf, i, limit, index):
+    """(index extended by the digits at buf[i:limit], growing up to CAP, where they end)."""
+    while i < limit and 48 <= buf[i] <= 57:
+        index = index * 10 + (buf[i] - 48) if index < CAP else index
+        i += 1
+    return index, i
+
+
 @njit(inline="always")
 def parse_index(buf, a, limit):
     """(index, position of the colon) of a token ``[+-]digits:...`` at a, or (0, -1) if it is not one."""
     negative = a < limit and buf[a] == 45
-    i = start = a + 1 if a < limit and (buf[a] == 43 or buf[a] == 45) else a
-    index = 0
-    while i < limit and 48 <= buf[i] <= 57:
-        index = index * 10 + (buf[i] - 48) if index < CAP else index
-        i += 1
-    if i == start or i == limit or buf[i] != 58:
+    start = a + 1 if a < limit and (buf[a] == 43 or buf[a] == 45) else a
+    n, run = digit_run(buf, start, limit)
+    index, i = np.int64(run), start + n
+    if n == 8:
+        index, i = _index_tail(buf, i, limit, index)
+    if n == 0 or i == limit or buf[i] != 58:
         return 0, -1
     return (-index if negative else index), i
 
@@ -260,7 +270,9 @@ def parse_chunk(buf, words, n, final, state, X, y, qid, line_of_row, doc_start, 
         qid[row] = q
         previous, wider = 0, False
         while True:
-            i = _skip_space(buf, t, stop)
+            i = t  # the spaces before the token: a loop here, not in a function taking buf (digit_runs.py)
+            while i < stop and SPACE[buf[i]]:
+                i += 1
             if i == stop or buf[i] == 10 or buf[i] == 13 or buf[i] == 35:
                 break
             index, colon = parse_index(buf, i, stop)
