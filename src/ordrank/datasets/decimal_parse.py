@@ -133,9 +133,28 @@ def _long_mantissa(buf, i, end):
 
 
 @njit(inline="always")
-def parse_number(buf, a, limit):
-    """(value, fast, end): the number that starts at ``buf[a]`` and ends at ``end`` (see the module
-    docstring); ``fast`` False: not read here (leave the token to Python's ``float()``)."""
+def _value(w, q, truncated, negative):
+    """(float64 nearest (-1)^negative * w * 10^q, fast) (see the module docstring)."""
+    if w == ZERO:
+        value, fast = 0.0, True
+    elif not truncated and w <= np.uint64(2 ** 53) and -22 <= q <= 22:
+        x = float(w)
+        value, fast = (x * POW10[q] if q >= 0 else x / POW10[-q]), True
+    elif q < MIN_Q:  # below 2^64 * 10^-343, under half the smallest subnormal
+        value, fast = 0.0, True
+    elif q <= MAX_Q:
+        value, fast = eisel_lemire(w, q)
+        if fast and truncated:  # the true value lies in (w, w + 1) * 10^q
+            above, same = eisel_lemire(w + ONE, q)  # w < 10^19: no overflow
+            fast = same and above == value
+    else:
+        value, fast = 0.0, False
+    return (value * -1.0 if negative else value), fast  # * -1.0: "-0" is -0.0
+
+
+@njit
+def _long_number(buf, a, limit):
+    """:func:`parse_number` for any number of digits (runs of more than 8 read one digit at a time)."""
     negative = a < limit and buf[a] == 45
     i = start = a + 1 if a < limit and (buf[a] == 43 or buf[a] == 45) else a
     n, w = digit_run(buf, i, limit)
@@ -159,7 +178,7 @@ def parse_number(buf, a, limit):
         q = point + 1 - i
         digits += i - point - 1
     if digits == 0:
-        return 0.0, False, i
+        return (0.0, False), i
     truncated = False
     if digits > MAX_DIGITS:  # w wrapped, unless the extra digits are leading zeros
         w, q, truncated = _long_mantissa(buf, start, i)
@@ -173,20 +192,64 @@ def parse_number(buf, a, limit):
         if n == 8:
             written, i = _exponent_tail(buf, i, limit, written)
         if n == 0 or written >= MAX_WRITTEN:
-            return 0.0, False, i
+            return (0.0, False), i
         q += sign * written
-    if w == ZERO:
-        value, fast = 0.0, True
-    elif not truncated and w <= np.uint64(2 ** 53) and -22 <= q <= 22:
-        x = float(w)
-        value, fast = (x * POW10[q] if q >= 0 else x / POW10[-q]), True
-    elif q < MIN_Q:  # below 2^64 * 10^-343, under half the smallest subnormal
-        value, fast = 0.0, True
-    elif q <= MAX_Q:
-        value, fast = eisel_lemire(w, q)
-        if fast and truncated:  # the true value lies in (w, w + 1) * 10^q
-            above, same = eisel_lemire(w + ONE, q)  # w < 10^19: no overflow
-            fast = same and above == value
-    else:
-        value, fast = 0.0, False
-    return (value * -1.0 if negative else value), fast, i  # * -1.0: "-0" is -0.0
+    return _value(w, q, truncated, negative), i
+
+
+@njit(inline="always")
+def quick_number(buf, a, limit):
+    """(value, fast, end, long): :func:`parse_number` without a loop, for up to 7 digits before the point,
+    24 after it and 7 in the exponent, and at most 19 in all; ``long`` True for any other number (read
+    it with :func:`parse_number`). Inlined in a loop, it costs no reference counts on ``buf``
+    (:mod:`~ordrank.datasets.digit_runs`)."""
+    negative = a < limit and buf[a] == 45
+    i = start = a + 1 if a < limit and (buf[a] == 43 or buf[a] == 45) else a
+    n, w = digit_run(buf, i, limit)
+    i += n
+    long = n == 8
+    digits, q = i - start, 0
+    if i < limit and buf[i] == 46:
+        point = i
+        i += 1
+        n, value = digit_run(buf, i, limit)
+        w, i = w * POWERS[n] + value, i + n
+        if n == 8:
+            n, value = digit_run(buf, i, limit)
+            w, i = w * POWERS[n] + value, i + n
+            if n == 8:
+                n, value = digit_run(buf, i, limit)
+                w, i = w * POWERS[n] + value, i + n
+                long = long or n == 8
+        q = point + 1 - i
+        digits += i - point - 1
+    if digits == 0:
+        return 0.0, False, i, False
+    long = long or digits > MAX_DIGITS
+    if i < limit and (buf[i] == 101 or buf[i] == 69):
+        i += 1
+        sign = -1 if i < limit and buf[i] == 45 else 1
+        if i < limit and (buf[i] == 43 or buf[i] == 45):
+            i += 1
+        n, written = digit_run(buf, i, limit)
+        i += n
+        long = long or n == 8
+        if n == 0:
+            return 0.0, False, i, False
+        q += sign * np.int64(written)
+    if long:
+        return 0.0, False, i, True
+    value, fast = _value(w, q, False, negative)
+    return value, fast, i, False
+
+
+@njit
+def parse_number(buf, a, limit):
+    """(value, fast, end): the number that starts at ``buf[a]`` and ends at ``end`` (see the module
+    docstring); ``fast`` False: not read here (leave the token to Python's ``float()``). In a loop
+    over many numbers, call :func:`quick_number` and this only for its ``long`` ones."""
+    value, fast, end, long = quick_number(buf, a, limit)
+    if not long:
+        return value, fast, end
+    (value, fast), end = _long_number(buf, a, limit)
+    return value, fast, end
