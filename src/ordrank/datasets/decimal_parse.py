@@ -24,10 +24,12 @@ Tokens that are no such number (``nan``, ``inf``, ``1_0``, garbage) come back wi
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
+from numba.cpython.unsafe.numbers import leading_zeros
 from ordrank.compiled import njit
+
+from ordrank.datasets.digit_runs import POWERS, digit_run, digit_tail
 
 MIN_Q, MAX_Q = -342, 308  # 10^q for q below: w * 10^q < 2^64 * 1e-343 rounds to 0; above: infinite
 POW10 = np.array([float(10 ** k) for k in range(23)])  # exact: 10^22 = 2^22 * 5^22 and 5^22 < 2^53
@@ -56,6 +58,7 @@ def _table() -> tuple[np.ndarray, np.ndarray]:
 
 
 POW10_HI, POW10_LO = _table()
+POW2 = np.ldexp(1.0, np.arange(0x7FF) - 1075)  # 2^(e - 1075) for a biased exponent e: from 2^-1074, exact
 U32 = np.uint64(0xFFFFFFFF)
 ZERO, ONE, TEN, LOW9 = np.uint64(0), np.uint64(1), np.uint64(10), np.uint64(0x1FF)
 MAX_DIGITS = 19  # 10^19 - 1 < 2^64
@@ -73,20 +76,10 @@ def _mul128(a, b):
 
 
 @njit(inline="always")
-def _leading_zeros(x):
-    n = 0
-    for shift in (32, 16, 8, 4, 2, 1):
-        if x >> np.uint64(64 - shift) == ZERO:
-            x <<= np.uint64(shift)
-            n += shift
-    return n
-
-
-@njit
 def eisel_lemire(w, q):
     """(float64 nearest w * 10^q, True) for uint64 w > 0 and MIN_Q <= q <= MAX_Q; (0.0, False) when
     the result is subnormal or infinite."""
-    zeros = _leading_zeros(w)
+    zeros = np.int64(leading_zeros(w))  # LLVM's ctlz: one instruction
     w = w << np.uint64(zeros)
     hi, lo = _mul128(w, POW10_HI[q - MIN_Q])
     if hi & LOW9 == LOW9:  # the bits below the 54 kept may carry into them: add 64 more bits of 10^q
@@ -105,53 +98,43 @@ def eisel_lemire(w, q):
         exponent += 1
     if exponent <= 0 or exponent >= 0x7FF:  # subnormal or infinite
         return 0.0, False
-    return math.ldexp(float(mantissa), exponent - 1075), True  # mantissa < 2^53: exact
+    return float(mantissa) * POW2[exponent], True  # mantissa < 2^53, the result normal: exact
+
+
+@njit
+def _exponent_tail(buf, i, limit, written):
+    """(the exponent's digits at buf[i:limit] appended to ``written``, capped at MAX_WRITTEN, where they end)."""
+    while i < limit and 48 <= buf[i] <= 57:
+        if written < MAX_WRITTEN:
+            written = written * 10 + (buf[i] - 48)
+        i += 1
+    return written, i
+
+
+@njit
+def _long_mantissa(buf, i, end):
+    """(w, q, truncated) for a mantissa buf[i:end] (digits and at most one point) of more than 19
+    significant digits: w its first 19 (leading zeros skipped), q the exponent that goes with them,
+    ``truncated`` whether a digit after them is not zero."""
+    w, digits, q, truncated, point = ZERO, 0, 0, False, False
+    for k in range(i, end):
+        c = buf[k]
+        if c == 46:
+            point = True
+        elif digits < MAX_DIGITS:
+            if digits > 0 or c != 48:
+                w = w * TEN + np.uint64(c - 48)
+                digits += 1
+            q -= 1 if point else 0
+        else:
+            q += 0 if point else 1
+            truncated = truncated or c != 48
+    return w, q, truncated
 
 
 @njit(inline="always")
-def parse_number(buf, a, limit):
-    """(value, fast, end): the number that starts at ``buf[a]`` and ends at ``end`` (see the module
-    docstring); ``fast`` False: not read here (leave the token to Python's ``float()``)."""
-    negative = a < limit and buf[a] == 45
-    i = a + 1 if a < limit and (buf[a] == 43 or buf[a] == 45) else a
-    w, digits, q, truncated, seen = ZERO, 0, 0, False, False
-    while i < limit and 48 <= buf[i] <= 57:
-        seen = True
-        if digits < MAX_DIGITS:
-            if digits > 0 or buf[i] != 48:
-                w = w * TEN + np.uint64(buf[i] - 48)
-                digits += 1
-        else:
-            q += 1
-            truncated = truncated or buf[i] != 48
-        i += 1
-    if i < limit and buf[i] == 46:
-        i += 1
-        while i < limit and 48 <= buf[i] <= 57:
-            seen = True
-            if digits < MAX_DIGITS:
-                if digits > 0 or buf[i] != 48:
-                    w = w * TEN + np.uint64(buf[i] - 48)
-                    digits += 1
-                q -= 1
-            else:
-                truncated = truncated or buf[i] != 48
-            i += 1
-    if not seen:
-        return 0.0, False, i
-    if i < limit and (buf[i] == 101 or buf[i] == 69):
-        i += 1
-        sign = -1 if i < limit and buf[i] == 45 else 1
-        if i < limit and (buf[i] == 43 or buf[i] == 45):
-            i += 1
-        start, written = i, 0
-        while i < limit and 48 <= buf[i] <= 57:
-            if written < MAX_WRITTEN:
-                written = written * 10 + (buf[i] - 48)
-            i += 1
-        if i == start or written >= MAX_WRITTEN:
-            return 0.0, False, i
-        q += sign * written
+def _value(w, q, truncated, negative):
+    """(float64 nearest (-1)^negative * w * 10^q, fast) (see the module docstring)."""
     if w == ZERO:
         value, fast = 0.0, True
     elif not truncated and w <= np.uint64(2 ** 53) and -22 <= q <= 22:
@@ -166,4 +149,107 @@ def parse_number(buf, a, limit):
             fast = same and above == value
     else:
         value, fast = 0.0, False
-    return (value * -1.0 if negative else value), fast, i  # * -1.0: "-0" is -0.0
+    return (value * -1.0 if negative else value), fast  # * -1.0: "-0" is -0.0
+
+
+@njit
+def _long_number(buf, a, limit):
+    """:func:`parse_number` for any number of digits (runs of more than 8 read one digit at a time)."""
+    negative = a < limit and buf[a] == 45
+    i = start = a + 1 if a < limit and (buf[a] == 43 or buf[a] == 45) else a
+    n, w = digit_run(buf, i, limit)
+    i += n
+    if n == 8:
+        w, i = digit_tail(buf, i, limit, w)
+    digits, q = i - start, 0
+    if i < limit and buf[i] == 46:
+        point = i
+        i += 1
+        n, value = digit_run(buf, i, limit)  # the fraction: up to 24 digits in three runs, then one by one
+        w, i = w * POWERS[n] + value, i + n
+        if n == 8:
+            n, value = digit_run(buf, i, limit)
+            w, i = w * POWERS[n] + value, i + n
+            if n == 8:
+                n, value = digit_run(buf, i, limit)
+                w, i = w * POWERS[n] + value, i + n
+                if n == 8:
+                    w, i = digit_tail(buf, i, limit, w)
+        q = point + 1 - i
+        digits += i - point - 1
+    if digits == 0:
+        return (0.0, False), i
+    truncated = False
+    if digits > MAX_DIGITS:  # w wrapped, unless the extra digits are leading zeros
+        w, q, truncated = _long_mantissa(buf, start, i)
+    if i < limit and (buf[i] == 101 or buf[i] == 69):
+        i += 1
+        sign = -1 if i < limit and buf[i] == 45 else 1
+        if i < limit and (buf[i] == 43 or buf[i] == 45):
+            i += 1
+        n, run = digit_run(buf, i, limit)
+        written, i = np.int64(run), i + n
+        if n == 8:
+            written, i = _exponent_tail(buf, i, limit, written)
+        if n == 0 or written >= MAX_WRITTEN:
+            return (0.0, False), i
+        q += sign * written
+    return _value(w, q, truncated, negative), i
+
+
+@njit(inline="always")
+def quick_number(buf, a, limit):
+    """(value, fast, end, long): :func:`parse_number` without a loop, for up to 7 digits before the point,
+    24 after it and 7 in the exponent, and at most 19 in all; ``long`` True for any other number (read
+    it with :func:`parse_number`). Inlined in a loop, it costs no reference counts on ``buf``
+    (:mod:`~ordrank.datasets.digit_runs`)."""
+    negative = a < limit and buf[a] == 45
+    i = start = a + 1 if a < limit and (buf[a] == 43 or buf[a] == 45) else a
+    n, w = digit_run(buf, i, limit)
+    i += n
+    long = n == 8
+    digits, q = i - start, 0
+    if i < limit and buf[i] == 46:
+        point = i
+        i += 1
+        n, value = digit_run(buf, i, limit)
+        w, i = w * POWERS[n] + value, i + n
+        if n == 8:
+            n, value = digit_run(buf, i, limit)
+            w, i = w * POWERS[n] + value, i + n
+            if n == 8:
+                n, value = digit_run(buf, i, limit)
+                w, i = w * POWERS[n] + value, i + n
+                long = long or n == 8
+        q = point + 1 - i
+        digits += i - point - 1
+    if digits == 0:
+        return 0.0, False, i, False
+    long = long or digits > MAX_DIGITS
+    if i < limit and (buf[i] == 101 or buf[i] == 69):
+        i += 1
+        sign = -1 if i < limit and buf[i] == 45 else 1
+        if i < limit and (buf[i] == 43 or buf[i] == 45):
+            i += 1
+        n, written = digit_run(buf, i, limit)
+        i += n
+        long = long or n == 8
+        if n == 0:
+            return 0.0, False, i, False
+        q += sign * np.int64(written)
+    if long:
+        return 0.0, False, i, True
+    value, fast = _value(w, q, False, negative)
+    return value, fast, i, False
+
+
+@njit
+def parse_number(buf, a, limit):
+    """(value, fast, end): the number that starts at ``buf[a]`` and ends at ``end`` (see the module
+    docstring); ``fast`` False: not read here (leave the token to Python's ``float()``). In a loop
+    over many numbers, call :func:`quick_number` and this only for its ``long`` ones."""
+    value, fast, end, long = quick_number(buf, a, limit)
+    if not long:
+        return value, fast, end
+    (value, fast), end = _long_number(buf, a, limit)
+    return value, fast, end

@@ -39,7 +39,7 @@ import psutil
 from ordrank.datasets import letor_parse as parse
 from ordrank.datasets.letor_messages import NULL_HINT, describe, read_float, show, text
 
-DOCID = re.compile(r"docid\s*=\s*(\S+)")  # the parser's rule for a comment's docid (letor_parse._find_docid)
+DOCID = re.compile(r"docid\s*=\s*(\S+)")  # the parser's rule for a comment's docid (letor_docid.find_docid)
 
 INT64 = (-2 ** 63, 2 ** 63 - 1)
 

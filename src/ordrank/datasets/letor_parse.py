@@ -17,12 +17,12 @@ value is strtod's float64.
 """
 from __future__ import annotations
 
-import re
-
 import numpy as np
 from ordrank.compiled import njit
 
-from ordrank.datasets.decimal_parse import parse_number
+from ordrank.datasets.decimal_parse import parse_number, quick_number
+from ordrank.datasets.digit_runs import digit_run
+from ordrank.datasets.letor_docid import find_docid
 
 # what parse_chunk reports (error[0]); letor_file._message words it
 OK, LABEL, QID, QID_RANGE, MALFORMED, INDEX_BELOW_1, NOT_INCREASING, BEYOND_EXPECTED, BEYOND_MAX, CHANGED = range(10)
@@ -31,16 +31,6 @@ MAX_INDEX = 2 ** 31 - 1
 CAP = 10 ** 17  # indices stop growing there (beyond MAX_INDEX anyway)
 SPACE = np.isin(np.arange(256), [32, 9, 11, 12])  # space, tab, vertical tab, form feed
 END = np.isin(np.arange(256), [32, 9, 11, 12, 10, 13, 35])  # what ends a token: space, line break, comment
-def _regex_spaces():
-    """What ``re``'s ``\\s`` matches: the ASCII ones as a table, the others as their UTF-8 bytes (2 or 3)."""
-    spaces = [c.encode() for c in re.findall(r"\s", "".join(map(chr, range(0x110000))))]
-    wide = [b for b in spaces if len(b) > 1]
-    assert all(len(b) <= 3 for b in wide)
-    codes = np.array([list(b.ljust(3, b"\0")) for b in wide], np.uint8)
-    return np.isin(np.arange(128), [b[0] for b in spaces if len(b) == 1]), codes, np.array([len(b) for b in wide])
-
-
-WIDE_SPACE, WIDE_CODES, WIDE_LENGTH = _regex_spaces()
 ZERO, ONES, HIGH = np.uint64(0), np.uint64(0x0101010101010101), np.uint64(0x8080808080808080)
 LF, CR, HASH = np.uint64(0x0A0A0A0A0A0A0A0A), np.uint64(0x0D0D0D0D0D0D0D0D), np.uint64(0x2323232323232323)
 
@@ -101,6 +91,21 @@ def _complete(buf, n, final):
 
 
 @njit(inline="always")
+def quick_index(buf, a, limit):
+    """:func:`parse_index` without a loop (its reference counts: :mod:`~ordrank.datasets.digit_runs`);
+    (0, -2) for an index of 8 digits or more (read it with :func:`parse_index`)."""
+    negative = a < limit and buf[a] == 45
+    start = a + 1 if a < limit and (buf[a] == 43 or buf[a] == 45) else a
+    n, run = digit_run(buf, start, limit)
+    if n == 8:
+        return 0, -2
+    i = start + n
+    if n == 0 or i == limit or buf[i] != 58:
+        return 0, -1
+    return (-np.int64(run) if negative else np.int64(run)), i
+
+
+@njit
 def parse_index(buf, a, limit):
     """(index, position of the colon) of a token ``[+-]digits:...`` at a, or (0, -1) if it is not one."""
     negative = a < limit and buf[a] == 45
@@ -138,48 +143,6 @@ def _parse_qid(buf, a, b):
             return 0, QID_RANGE
         return (-value * 10 - last if negative else value * 10 + last), OK
     return (0, QID_RANGE) if b - i > 19 else ((-value if negative else value), OK)
-
-
-@njit(inline="always")
-def _unicode_space(buf, i, end):
-    """The byte length of the character at buf[i] if the regular expression ``\\s`` matches it (UTF-8),
-    else 0."""
-    c = buf[i]
-    if c < 128:
-        return 1 if WIDE_SPACE[c] else 0
-    for k in range(WIDE_CODES.shape[0]):
-        n = WIDE_LENGTH[k]
-        if i + n <= end and buf[i] == WIDE_CODES[k, 0] and buf[i + 1] == WIDE_CODES[k, 1] and \
-                (n == 2 or buf[i + 2] == WIDE_CODES[k, 2]):
-            return n
-    return 0
-
-
-@njit(inline="always")
-def _skip_unicode_space(buf, i, end):
-    while i < end:
-        n = _unicode_space(buf, i, end)
-        if n == 0:
-            return i
-        i += n
-    return i
-
-
-@njit
-def _find_docid(buf, a, end):
-    """The span of X in the first match of the regular expression ``docid\\s*=\\s*(\\S+)`` in buf[a:end]
-    (read as UTF-8, as Python's ``re`` reads the decoded comment: ``\\s`` takes Unicode's spaces)."""
-    for p in range(a, end - 4):
-        if buf[p] == 100 and buf[p + 1] == 111 and buf[p + 2] == 99 and buf[p + 3] == 105 and buf[p + 4] == 100:
-            j = _skip_unicode_space(buf, p + 5, end)
-            if j < end and buf[j] == 61:
-                j = _skip_unicode_space(buf, j + 1, end)
-                k = j
-                while k < end and _unicode_space(buf, k, end) == 0:
-                    k += 1
-                if k > j:
-                    return j, k
-    return -1, -1
 
 
 @njit
@@ -238,7 +201,9 @@ def parse_chunk(buf, words, n, final, state, X, y, qid, line_of_row, doc_start, 
         if row >= y.shape[0]:
             error[0] = CHANGED
             return pos, error, slow[:count]
-        value, fast, t = parse_number(buf, i, stop)
+        value, fast, t, long = quick_number(buf, i, stop)
+        if long:
+            value, fast, t = parse_number(buf, i, stop)
         if t < stop and not END[buf[t]]:
             fast, t = False, _token_end(buf, t, stop)
         if not fast:
@@ -260,14 +225,20 @@ def parse_chunk(buf, words, n, final, state, X, y, qid, line_of_row, doc_start, 
         qid[row] = q
         previous, wider = 0, False
         while True:
-            i = _skip_space(buf, t, stop)
+            i = t  # the spaces before the token: a loop here, not in a function taking buf (digit_runs.py)
+            while i < stop and SPACE[buf[i]]:
+                i += 1
             if i == stop or buf[i] == 10 or buf[i] == 13 or buf[i] == 35:
                 break
-            index, colon = parse_index(buf, i, stop)
+            index, colon = quick_index(buf, i, stop)  # the quick readers, then the general ones if need be
+            if colon == -2:
+                index, colon = parse_index(buf, i, stop)
             if colon < 0:
                 value, fast, t = 0.0, False, _token_end(buf, i, stop)
             else:
-                value, fast, t = parse_number(buf, colon + 1, stop)
+                value, fast, t, long = quick_number(buf, colon + 1, stop)
+                if long:
+                    value, fast, t = parse_number(buf, colon + 1, stop)
                 if t < stop and not END[buf[t]]:
                     fast, t = False, _token_end(buf, t, stop)
                 fast = fast and abs(value) < largest
@@ -289,7 +260,7 @@ def parse_chunk(buf, words, n, final, state, X, y, qid, line_of_row, doc_start, 
             error[0] = CHANGED
             return pos, error, slow[:count]
         e = _find_break(buf, words, i, stop, False)
-        doc_start[row], doc_end[row] = _find_docid(buf, i + 1, e) if i < e and buf[i] == 35 else (-1, -1)
+        doc_start[row], doc_end[row] = find_docid(buf, i + 1, e) if i < e and buf[i] == 35 else (-1, -1)
         line_of_row[row] = line
         state[1] = row + 1
         pos = _next_line(buf, e, stop)
