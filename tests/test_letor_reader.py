@@ -265,12 +265,16 @@ def values_of(text: str) -> list[float]:
 def test_any_spelling_reads_as_scikit_learns_parser_reads_it(text, tmp_path_factory):
     path = tmp_path_factory.mktemp("spelled") / "part.txt"
     path.write_bytes(text.encode())
+    expected = [m.group(1) if (m := DOCID.search(line.partition("#")[2])) else None
+                for line in text.split("\n") if line.partition("#")[0].strip()]
+    if any(name is not None and "\x00" in name for name in expected):  # refused, naming its line
+        with pytest.raises(ValueError, match=r"line \d+: the docid holds a NUL byte"):
+            load_letor(path)
+        return
     ours = load_letor(path)
     assert_same(ours, *reference(text.encode()))
     if max(map(abs, values_of(text)), default=0) < letor_file.FLOAT32_INF:  # else an error in float32
         assert_same(load_letor(path, dtype=np.float32), *reference(text.encode(), dtype=np.float32))
-    expected = [m.group(1) if (m := DOCID.search(line.partition("#")[2])) else None
-                for line in text.split("\n") if line.partition("#")[0].strip()]
     assert (ours.docid is None) if expected[0] is None else ours.docid.tolist() == expected
 
 
@@ -329,3 +333,9 @@ def test_docids_split_at_unicode_spaces_as_the_regular_expression_does(tmp_path)
     path.write_bytes("\n".join(lines).encode())
     assert load_letor(path).docid.tolist() == [DOCID.search(line.partition("#")[2]).group(1) for line in lines] \
         == ["D1", "D2", "D3", "Dé4", "D5"]
+
+
+def test_a_docid_holding_a_nul_byte_is_refused_naming_its_line(tmp_path):
+    path = write(tmp_path / "a.txt", "0 qid:0 #docid = a\n0 qid:0 #docid=\x00\x85inc = 1\n")
+    with pytest.raises(ValueError, match=r"a\.txt, line 2: the docid holds a NUL byte"):
+        load_letor(path)

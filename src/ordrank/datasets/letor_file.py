@@ -163,7 +163,12 @@ def _parse(path: Path, X, rows: int, n_features: int | None, dtype):
         if store and (start >= 0).any():  # the docids' bytes, as fixed-width byte strings
             width = np.arange((end - start).max())
             at = np.minimum(start[:, None] + width, n - 1)
-            text = np.where((width < end[:, None] - start[:, None]) & (start[:, None] >= 0), buf[at], 0)
+            inside = (width < end[:, None] - start[:, None]) & (start[:, None] >= 0)
+            text = np.where(inside, buf[at], 0)
+            nul = ((text == 0) & inside).any(axis=1)
+            if nul.any():  # a fixed-width byte string would drop a trailing one: refused, not misread
+                _fail(path, int(line_of_row[first + int(np.argmax(nul))]), "the docid holds a NUL byte (\\x00); "
+                      "a docid is text")
             docids.append(text.astype(np.uint8).view(f"S{len(width)}").ravel())
         return consumed
 
