@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -50,21 +51,27 @@ def run(args, **kwargs) -> subprocess.CompletedProcess:
 
 
 def start(args, **kwargs) -> subprocess.Popen:
-    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kwargs)
+    """The driver in the background, its output in a file (a killed driver's workers may hold a pipe open)."""
+    log = Path(tempfile.mkstemp(prefix="driver-", suffix=".log")[1])
+    process = subprocess.Popen(args, stdout=log.open("w"), stderr=subprocess.STDOUT, text=True, **kwargs)
+    process.log = log
+    return process
 
 
 def wait_for(condition, what: str, process=None, timeout: float = 240.0) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         if process is not None and process.poll() is not None:
-            pytest.fail(f"the driver ended before {what}:\n{process.stdout.read()}")
+            pytest.fail(f"the driver ended before {what}:\n{process.log.read_text()}")
         if time.monotonic() > deadline:
             pytest.fail(f"no {what} within {timeout:.0f} s")
         time.sleep(0.2)
 
 
 def finished(process: subprocess.Popen, timeout: float = 400.0) -> tuple[int, str]:
-    output, _ = process.communicate(timeout=timeout)
+    process.wait(timeout=timeout)
+    output = process.log.read_text()
+    process.log.unlink()
     return process.returncode, output
 
 
@@ -172,7 +179,7 @@ def test_driver_killed_and_a_second_driver_refused(reference, shared_data_dir, t
     second = run(args)  # the same table, while the first holds it
     assert second.returncode == 2 and "another driver is adding jobs to" in second.stderr, second.stderr
     driver.send_signal(signal.SIGKILL)
-    driver.communicate(timeout=60)
+    finished(driver, timeout=60)
     before = jobs_in(tmp_path)
     assert len(pd.read_parquet(table(tmp_path))) > 0  # the table a killed driver leaves reads whole
     again = run(args)
