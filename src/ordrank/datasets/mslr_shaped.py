@@ -181,6 +181,7 @@ class MslrShaped:
         _check(self.scale, self.n_features)  # the settings checked now, the data drawn by fold()
 
     n_folds = 1
+    fresh_folds = True  # fold() makes new arrays each call: a protocol may rescale them in place
 
     def fold(self, k: int) -> Fold:
         """The fold, drawn anew (the same arrays each time): nothing is kept between calls, so a
