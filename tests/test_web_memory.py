@@ -112,3 +112,24 @@ def test_rankboost_with_every_value_as_threshold_takes_wider_bins():
     assert codes.dtype == np.uint16  # 600 distinct values a feature: more than one byte holds
     model = RankBoost(n_estimators=10).fit(X, y, qid=qid)
     assert model.n_iter_ == 10 and np.isfinite(model.decision_function(X)).all()
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 40), st.integers(1, 5), st.sampled_from(["float32", "float64", "int64", "bool"]),
+       st.booleans())
+def test_peer_cache_checksum_reads_the_buffer_and_keeps_the_keys(rows, columns, dtype, fortran):
+    """The data checksum over each array's buffer (no copy of a fold's X) is the one over its bytes, so
+    the committed peer caches' keys still hold."""
+    import hashlib
+
+    from ordrank.results.peer_cache import data_checksum
+
+    X = (np.random.default_rng(rows).normal(size=(rows, columns)) * 3).astype(dtype)
+    X = np.asfortranarray(X) if fortran else X[::-1][::-1]
+    arrays = (X, X[1:], np.arange(rows), np.float64(2.5))
+    digest = hashlib.sha256()
+    for array in arrays:
+        array = np.ascontiguousarray(array)
+        digest.update(f"{array.dtype.str}{array.shape}".encode())
+        digest.update(array.tobytes())
+    assert data_checksum(*arrays) == digest.hexdigest()

@@ -185,7 +185,7 @@ class MslrShaped:
 
     def fold(self, k: int) -> Fold:
         """The fold, drawn anew (the same arrays each time): nothing is kept between calls, so a
-        protocol that transforms the parts holds one copy of the data, not two."""
+        protocol may rescale the parts in place (``fresh_folds``) and hold one copy of the data, not two."""
         if k != 1:
             raise IndexError(f"fold number must be 1 (MSLR-shaped data has one fold), got {k!r}")
         parts = mslr_shaped(self.scale, self.seed, self.n_features)
