@@ -10,9 +10,10 @@ outside with ``os.wait4``: wall and CPU seconds and peak resident memory (``ru_m
 process, data included. A first process per shape only generates and
 normalizes the data (no learner): the data's own share. LightGBM and XGBoost run in the same way on the same
 2 cores (``n_jobs: 2`` in the experiment; the ordrank learners use what numpy and numba use). The table
-printed: per learner and shape, wall, CPU, peak RSS and test NDCG@10, and the growth from WEB10K's shape
-(scale 1) to WEB30K's (scale 3.15, 3.15× the documents). Targets: at WEB30K's shape every
-run ≤ 8 GB peak RSS, RankSVM (its C grid) and linear RankNet ≤ 5 min each, growth ≤ 3.5×.
+printed: per learner and shape, wall, CPU, peak RSS, peak RSS ÷ the fold's float32 matrices (training,
+validation and test X) and test NDCG@10, and the growth from WEB10K's shape (scale 1) to WEB30K's (scale
+3.15, 3.15× the documents). Targets: at WEB30K's shape every run's peak RSS ≤ 1.5× the matrices (model
+selection included), RankSVM (its C grid) and linear RankNet ≤ 5 min each, growth ≤ 3.5×.
 
 ``--publish`` writes each shape's table (the runs' tidy tables, learner after learner) to
 ``results/letor_web/mslr_shaped_x<S>.parquet`` and the measured times to ``results/letor_web/times.csv``,
@@ -40,7 +41,7 @@ import resource, sys, time
 from ordrank.datasets.mslr_shaped import MslrShaped
 from ordrank.features import QueryLevelNorm
 from ordrank.protocols.query_folds import per_query
-fold = per_query(QueryLevelNorm(), MslrShaped(scale=float(sys.argv[1])).fold(1))
+fold = per_query(QueryLevelNorm(), MslrShaped(scale=float(sys.argv[1])).fold(1), in_place=True)  # as the protocol
 print(len(fold.train) + len(fold.vali) + len(fold.test), fold.train.X.nbytes + fold.vali.X.nbytes + fold.test.X.nbytes)
 """
 
@@ -85,14 +86,16 @@ def main(argv=None) -> int:
         rows.append({"scale": scale, "learner": DATA_ROW, "documents": n_docs,
                      "matrix_gb": n_bytes / 1e9, **data})
         print(f"scale {scale:g}: {n_docs:,} documents, {n_bytes / 1e9:.2f} GB float32; data alone "
-              f"{data['wall']:.0f} s, {data['peak_rss_gb']:.2f} GB", flush=True)
+              f"{data['wall']:.0f} s, {data['peak_rss_gb']:.2f} GB ({data['peak_rss_gb'] * 1e9 / n_bytes:.2f}× "
+              "the matrices)", flush=True)
         for learner in args.learners:
             row, table = run_learner(scale, learner, args.out)
             tables.setdefault(scale, []).append(table)
             rows.append({"scale": scale, "learner": learner, "documents": n_docs, "matrix_gb": n_bytes / 1e9,
                          **row})
-            print(f"  {learner}: {row['wall']:.0f} s wall, {row['cpu']:.0f} s CPU, {row['peak_rss_gb']:.2f} GB, "
-                  f"NDCG@10 {row['ndcg@10']:.4f} ({row['status']})", flush=True)
+            print(f"  {learner}: {row['wall']:.0f} s wall, {row['cpu']:.0f} s CPU, {row['peak_rss_gb']:.2f} GB "
+                  f"({row['peak_rss_gb'] / (n_bytes / 1e9):.2f}× the matrices), NDCG@10 {row['ndcg@10']:.4f} "
+                  f"({row['status']})", flush=True)
     times = pd.DataFrame(rows)
     print()
     print(report(times))
@@ -128,11 +131,12 @@ def publish(times: pd.DataFrame, tables: dict, results: Path) -> None:
 
 def report(times: pd.DataFrame) -> str:
     """The markdown table: per learner and shape, the run's wall time, its learner's share (wall minus the
-    data's own run), CPU, peak RSS and NDCG@10; and the growth of the learner's share between shapes."""
+    data's own run), CPU, peak RSS, peak RSS ÷ the fold's float32 matrices and NDCG@10; and the growth of
+    the learner's share between shapes."""
     scales = sorted(times.scale.unique())
     data = times[times.learner == DATA_ROW].set_index("scale").wall
     head = ["learner"] + [f"{what} ×{s:g}" for s in scales
-                          for what in ("wall s", "learner s", "CPU s", "peak GB", "NDCG@10")]
+                          for what in ("wall s", "learner s", "CPU s", "peak GB", "RSS ÷ X", "NDCG@10")]
     if len(scales) > 1:
         head.append(f"learner s ×{scales[-1]:g} / ×{scales[0]:g}")
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -142,8 +146,8 @@ def report(times: pd.DataFrame) -> str:
         cells = [learner]
         for s in scales:
             r = by.loc[s] if s in by.index else None
-            cells += ["–"] * 5 if r is None else [f"{r.wall:.0f}", f"{own[s]:.0f}", f"{r.cpu:.0f}",
-                                                   f"{r.peak_rss_gb:.2f}",
+            cells += ["–"] * 6 if r is None else [f"{r.wall:.0f}", f"{own[s]:.0f}", f"{r.cpu:.0f}",
+                                                   f"{r.peak_rss_gb:.2f}", f"{r.peak_rss_gb / r.matrix_gb:.2f}",
                                                    "" if pd.isna(r.get("ndcg@10")) else f"{r['ndcg@10']:.4f}"]
         if len(scales) > 1:
             ok = scales[0] in own and scales[-1] in own

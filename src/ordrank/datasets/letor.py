@@ -167,6 +167,8 @@ class LetorData:
                              f"Eval-Score-<version>.pl), got {self.evaluation!r}")
         self.evaluation = str(self.evaluation)
 
+    fresh_folds = True  # fold(k) reads the files anew each call: a protocol may rescale them in place
+
     @property
     def n_folds(self) -> int:
         return len(self._folds)

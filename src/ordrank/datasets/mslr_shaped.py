@@ -181,10 +181,11 @@ class MslrShaped:
         _check(self.scale, self.n_features)  # the settings checked now, the data drawn by fold()
 
     n_folds = 1
+    fresh_folds = True  # fold() makes new arrays each call: a protocol may rescale them in place
 
     def fold(self, k: int) -> Fold:
         """The fold, drawn anew (the same arrays each time): nothing is kept between calls, so a
-        protocol that transforms the parts holds one copy of the data, not two."""
+        protocol may rescale the parts in place (``fresh_folds``) and hold one copy of the data, not two."""
         if k != 1:
             raise IndexError(f"fold number must be 1 (MSLR-shaped data has one fold), got {k!r}")
         parts = mslr_shaped(self.scale, self.seed, self.n_features)

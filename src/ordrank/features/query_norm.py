@@ -20,13 +20,21 @@ from ordrank.queries import check_qid, query_offsets
 CHUNK_ROWS = 1 << 17  # queries are rescaled about this many rows at a time (bounded temporaries)
 
 
-def query_level_norm(X, qid) -> np.ndarray:
-    """``X`` rescaled per query and feature to [0, 1] (module docstring), in ``X``'s float dtype."""
+def query_level_norm(X, qid, out=None) -> np.ndarray:
+    """``X`` rescaled per query and feature to [0, 1] (module docstring), in ``X``'s float dtype.
+
+    ``out``: the array to write into, of X's shape and that dtype; ``out=X`` rescales X in place (no
+    second matrix: each query's minima and ranges are taken before any row is overwritten)."""
     X = np.asarray(X)
     dtype = X.dtype if X.dtype.kind == "f" else np.float64
     qid = check_qid(qid, len(X))
     offsets = query_offsets(qid)
-    out = np.empty(X.shape, dtype=dtype)
+    if out is None:
+        out = np.empty(X.shape, dtype=dtype)
+    elif out.shape != X.shape or out.dtype != dtype or not out.flags.writeable:
+        raise ValueError(f"query_level_norm: out must be a writable {dtype} array of shape {X.shape}, got "
+                         f"{'a read-only ' if not out.flags.writeable else ''}{out.dtype} array of shape "
+                         f"{out.shape}")
     if len(X) == 0:
         return out
     low = np.minimum.reduceat(X, offsets[:-1], axis=0).astype(dtype)
@@ -55,8 +63,9 @@ class QueryLevelNorm(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None, qid=None):
         return self
 
-    def transform(self, X, qid=None):
+    def transform(self, X, qid=None, out=None):
+        """``X`` rescaled per query (``out=X``: in place, see :func:`query_level_norm`)."""
         if qid is None:
             raise ValueError("QueryLevelNorm.transform needs qid (each row's query): it rescales each "
                              "feature within each query")
-        return query_level_norm(X, qid)
+        return query_level_norm(X, qid, out=out)

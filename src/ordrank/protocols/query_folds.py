@@ -76,11 +76,22 @@ def scores_of(model, X) -> np.ndarray:
     return scores
 
 
-def per_query(features, fold: Fold) -> Fold:
+def per_query(features, fold: Fold, in_place: bool = False) -> Fold:
     """The fold with ``features.transform(X, qid)`` applied to each part (a per-query map, such as
-    LETOR's query-level normalization, which learns nothing across queries)."""
-    parts = [QuerySet(features.transform(p.X, p.qid), p.y, p.qid, p.docid, p.path)
-             for p in (fold.train, fold.vali, fold.test)]
+    LETOR's query-level normalization, which learns nothing across queries).
+
+    ``in_place``: each part's X is overwritten (``transform(X, qid, out=X)``) and stays read-only
+    afterwards, so the fold holds one copy of its matrices, not two. Only for a fold nobody else holds:
+    a dataset whose ``fold(k)`` makes new arrays at each call says so by ``fresh_folds = True``."""
+    parts = []
+    for p in (fold.train, fold.vali, fold.test):
+        if in_place and p.X.dtype.kind == "f":
+            p.X.flags.writeable = True  # (its own array, or a view of one: the dataset made it for us)
+            X = features.transform(p.X, p.qid, out=p.X)
+            X.flags.writeable = False
+        else:
+            X = features.transform(p.X, p.qid)
+        parts.append(QuerySet(X, p.y, p.qid, p.docid, p.path))
     return Fold(fold.name, *parts, fold.files)
 
 
@@ -166,7 +177,8 @@ class QueryFolds:
                 if all((name, fold) in skip for name in learners):
                     bar.update(len(learners))
                     continue
-                parts = dataset.fold(fold) if features is None else per_query(features, dataset.fold(fold))
+                parts = dataset.fold(fold) if features is None else per_query(
+                    features, dataset.fold(fold), in_place=getattr(dataset, "fresh_folds", False))
                 for name, learner in learners.items():
                     if (name, fold) in skip:
                         bar.update()

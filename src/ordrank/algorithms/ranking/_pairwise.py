@@ -37,8 +37,9 @@ class MarginSweep:
         s = np.asarray(s, dtype=np.float64)
         n = len(s)
         n_bits = max(int(np.ceil(np.log2(max(n_levels, 1)))), 0)
+        index = _index_type(n)
         # every candidate event once, sorted by (query, value, kind): kind 0 = lower, 1 = upper
-        element = np.r_[np.arange(n), np.arange(n)]
+        element = np.r_[np.arange(n, dtype=index), np.arange(n, dtype=index)]
         kind = np.r_[np.zeros(n, np.int8), np.ones(n, np.int8)]
         value = np.r_[s + margin, s]
         # = np.lexsort((kind, value, qindex[element])): lower events come first in `value`, and a
@@ -59,8 +60,8 @@ class MarginSweep:
             starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
             ends = np.r_[starts[1:], len(group)]
             size = ends - starts
-            first = np.repeat(starts, size)
-            last = np.repeat(ends, size)
+            first = np.repeat(starts.astype(index), size)
+            last = np.repeat(ends.astype(index), size)
             upper = side[events] == 1
             self.depths.append((events, upper, first, last))
         self.n = n
@@ -107,8 +108,9 @@ def margin_counts(s, margin: float, ranks, n_levels: int, qindex) -> tuple[np.nd
     upper = order >= n
     element = order - n * upper
     rank = ranks[element]
-    above = np.zeros((n_levels, 2 * n + 1), dtype=np.int64)  # row r: uppers of rank > r before k
-    below = np.zeros((n_levels, 2 * n + 1), dtype=np.int64)  # row r: lowers of rank < r before k
+    index = _index_type(n)  # counts up to 2n
+    above = np.zeros((n_levels, 2 * n + 1), dtype=index)  # row r: uppers of rank > r before k
+    below = np.zeros((n_levels, 2 * n + 1), dtype=index)  # row r: lowers of rank < r before k
     for r in range(n_levels):
         np.cumsum(upper & (rank > r), out=above[r, 1:])
         np.cumsum(~upper & (rank < r), out=below[r, 1:])
@@ -132,6 +134,11 @@ def pair_counts(s, margin: float, pairs_i, pairs_j, n: int) -> tuple[np.ndarray,
     lower = np.bincount(pairs_j[active], minlength=n).astype(np.float64)
     upper = np.bincount(pairs_i[active], minlength=n).astype(np.float64)
     return lower, upper
+
+
+def _index_type(n: int):
+    """int32 for the positions and counts of the 2n events when they fit (half the memory), else int64."""
+    return np.int32 if 2 * n + 1 < np.iinfo(np.int32).max else np.int64
 
 
 def _stable_order(keys) -> np.ndarray:

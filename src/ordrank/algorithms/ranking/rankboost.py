@@ -194,7 +194,7 @@ class RankBoost(RankingEstimator):
                              f"every query's documents have one relevance ({len(y)} sample"
                              f"{'s' * (len(y) != 1)}, {weights.shape[0]} queries)")
         thresholds = candidate_thresholds(X, self.n_thresholds)
-        codes, first, last = _binned(X, thresholds)
+        codes, offset, first, last = _binned(X, thresholds)
         n_bins = int(last[-1]) + 1 if len(last) else 0
         start = _starts(thresholds)
         track = weights.levels.max(initial=0) < MAX_LOSS_LEVELS and len(y) <= MAX_LOSS_ROWS
@@ -202,7 +202,7 @@ class RankBoost(RankingEstimator):
         pi = weights.potential(H)[0]
         self.estimators_, alphas, bound, loss = [], [], [], []
         for _ in range(self.n_estimators if len(first) else 0):
-            sums = np.cumsum(_bin_sums(codes, pi, n_bins))
+            sums = np.cumsum(_bin_sums(codes, offset, pi, n_bins))
             r = sums[last] - sums[first]  # Σ_{x: x_f > θ} π(x) for every candidate (f, θ)
             best = int(np.argmax(np.abs(r)))
             if abs(r[best]) < USELESS:
@@ -248,28 +248,30 @@ def _starts(thresholds):
 
 
 def _binned(X, thresholds):
-    """Each value's bin (the number of candidate θ below it), offset per feature, as an (n, d) array of
-    the smallest unsigned type that holds them; and per candidate (f, θ_j) the cumulative-sum positions
-    of bin j and of the last bin of f. Then Σ_{x_f > θ_j} π = cs[last] − cs[first] with cs the running
-    sum of the per-bin sums of π (:func:`_bin_sums`)."""
+    """Each value's bin within its feature (the number of candidate θ below it) as an (n, d) array of the
+    smallest unsigned type that holds them (one byte per value with at most 255 thresholds a feature);
+    each feature's offset into the bins of all features; and per candidate (f, θ_j) the cumulative-sum
+    positions of bin j and of the last bin of f. Then Σ_{x_f > θ_j} π = cs[last] − cs[first] with cs the
+    running sum of the per-bin sums of π (:func:`_bin_sums`)."""
     sizes = np.array([len(t) + 1 for t in thresholds], dtype=np.int64)
-    offset = np.r_[0, np.cumsum(sizes)[:-1]]
-    total = int(sizes.sum())
-    dtype = np.uint16 if total <= 1 << 16 else np.uint32 if total <= 1 << 32 else np.int64
+    offset = np.r_[0, np.cumsum(sizes)[:-1]].astype(np.int64)
+    widest = int(sizes.max(initial=1))
+    dtype = np.uint8 if widest <= 1 << 8 else np.uint16 if widest <= 1 << 16 else np.uint32
     codes = np.empty((len(X), len(thresholds)), dtype=dtype)
     for f, t in enumerate(thresholds):
-        codes[:, f] = np.searchsorted(t, X[:, f], side="left") + offset[f]
+        codes[:, f] = np.searchsorted(t, X[:, f], side="left")
     first = np.concatenate([offset[f] + np.arange(len(t)) for f, t in enumerate(thresholds)] or [[]])
     last = np.concatenate([np.full(len(t), offset[f] + len(t)) for f, t in enumerate(thresholds)] or [[]])
-    return codes, first.astype(np.int64), last.astype(np.int64)
+    return codes, offset, first.astype(np.int64), last.astype(np.int64)
 
 
 @njit
-def _bin_sums(codes, pi, n_bins):
-    """Σ π(x) over the rows in each bin: ``np.bincount(codes.ravel(), np.repeat(pi, d))`` without the
-    n × d weights, adding in the same (row-major) order, so the same sums bit for bit."""
+def _bin_sums(codes, offset, pi, n_bins):
+    """Σ π(x) over the rows in each bin (feature f's bin b is ``offset[f] + b``):
+    ``np.bincount((codes + offset).ravel(), np.repeat(pi, d))`` without the n × d weights or codes,
+    adding in the same (row-major) order, so the same sums bit for bit."""
     sums = np.zeros(n_bins)
     for i in range(codes.shape[0]):
         for f in range(codes.shape[1]):
-            sums[codes[i, f]] += pi[i]
+            sums[offset[f] + codes[i, f]] += pi[i]
     return sums

@@ -14,6 +14,8 @@ from ordrank.algorithms.ranking._base import RankingEstimator, check_scale, max_
 from ordrank.algorithms.ranking.ranknet_pairs import label_order, pair_cost
 from ordrank.queries import count_pairs, group_sizes
 
+BLOCK = 1 << 14  # rows per block of the products (a float32 block's float64 copy: 16,384 × d × 8 bytes)
+
 
 class RankNet(RankingEstimator):
     r"""RankNet: ``min_θ (1/N) Σ_(i,j) C_ij + (α/2)‖W‖²`` over the pairs of each query.
@@ -32,7 +34,10 @@ class RankNet(RankingEstimator):
     over them; :mod:`~.ranknet_pairs`) that visits, for each document, the documents of lower label
     (and, with ``ties="half"``, its ties) and sums C and λ in O(pairs) time and O(n) memory, never
     forming a list of the pairs; its result does not depend on the number of threads. Then
-    ``∂/∂θ = (1/N) Σ_i λ_i ∂s_i/∂θ`` by back-propagation.
+    ``∂/∂θ = (1/N) Σ_i λ_i ∂s_i/∂θ`` by back-propagation. Products run over blocks of :data:`BLOCK`
+    rows: a float32 X (web-scale data) is kept as it is and converted one block at a time (float64
+    arithmetic, no float64 copy of X), and the hidden layer is formed per block, in the forward pass and
+    again in the backward one, never as an n × hidden array (an X of at most BLOCK rows is one block).
     Full-batch L-BFGS (SciPy), from zeros (linear) or a Glorot-uniform draw of ``random_state``; a
     ConvergenceWarning when it stops short of ``tol`` (``max_iter`` reached, or its line search
     failed). ``σ · max|x| · √d`` above 1e150 (where the gradient's square overflows float64 and
@@ -42,6 +47,7 @@ class RankNet(RankingEstimator):
     (= b₁) for the net, ``objective_``, ``n_pairs_`` (N), ``n_iter_``.
     """
 
+    _dtypes = [np.float64, np.float32]  # a float32 X is kept; its products in float64, block by block
     _parameter_constraints = {
         "hidden": [Interval(Integral, 1, None, closed="left"), None],
         "sigma": [Interval(Real, 0, None, closed="neither")],
@@ -113,23 +119,45 @@ class RankNet(RankingEstimator):
             self.coefs_, self.intercept_ = [w1.copy(), w2.copy()], b1.copy()
 
     def _objective(self, theta, X, cost):
-        """The objective and its gradient in the flat parameters θ."""
+        """The objective and its gradient in the flat parameters θ, a block of rows at a time."""
         if self.hidden is None:
-            value, lam = cost(X @ theta)
-            return (value + 0.5 * self.alpha * theta @ theta,
-                    X.T @ lam + self.alpha * theta)
+            value, lam = cost(self._forward(X, theta))
+            grad = np.zeros_like(theta)
+            for rows, block in _blocks(X):
+                grad += block.T @ lam[rows]
+            return value + 0.5 * self.alpha * theta @ theta, grad + self.alpha * theta
         w1, b1, w2 = self._split(theta, X.shape[1])
-        H = np.tanh(X @ w1 + b1)
-        value, lam = cost(H @ w2)
-        back = np.outer(lam, w2) * (1.0 - H * H)  # ∂/∂(pre-activation)
-        grad = np.r_[(X.T @ back + self.alpha * w1).ravel(), back.sum(axis=0),
-                     H.T @ lam + self.alpha * w2]
+        value, lam = cost(self._forward(X, w1, b1, w2))
+        g1, g_b1, g2 = np.zeros_like(w1), np.zeros_like(b1), np.zeros_like(w2)
+        for rows, block in _blocks(X):  # the hidden layer again, block by block (never n × hidden)
+            H = np.tanh(block @ w1 + b1)
+            back = np.outer(lam[rows], w2) * (1.0 - H * H)  # ∂/∂(pre-activation)
+            g1 += block.T @ back
+            g_b1 += back.sum(axis=0)
+            g2 += H.T @ lam[rows]
+        grad = np.r_[(g1 + self.alpha * w1).ravel(), g_b1, g2 + self.alpha * w2]
         return value + 0.5 * self.alpha * (np.sum(w1 * w1) + w2 @ w2), grad
+
+    @staticmethod
+    def _forward(X, w, b1=None, w2=None):
+        """The scores ``X w`` (linear) or ``tanh(X W₁ + b₁) w₂``, a block of rows at a time."""
+        s = np.empty(X.shape[0])
+        for rows, block in _blocks(X):
+            s[rows] = block @ w if w2 is None else np.tanh(block @ w + b1) @ w2
+        return s
 
     def _scores(self, X):
         if self.hidden is None:
-            return X @ self.coef_
-        return np.tanh(X @ self.coefs_[0] + self.intercept_) @ self.coefs_[1]
+            return self._forward(X, self.coef_)
+        return self._forward(X, self.coefs_[0], self.intercept_, self.coefs_[1])
+
+
+def _blocks(X):
+    """``(rows, X[rows] as float64)`` for consecutive blocks of :data:`BLOCK` rows: float64 arithmetic on
+    a float32 X with one block's copy at a time (X of at most BLOCK rows: one block, the whole X)."""
+    for start in range(0, X.shape[0], BLOCK):
+        rows = slice(start, min(start + BLOCK, X.shape[0]))
+        yield rows, X[rows].astype(np.float64, copy=False)
 
 
 class _PairCost:
