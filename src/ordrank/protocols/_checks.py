@@ -29,3 +29,10 @@ def check_choice(owner, name, allowed) -> None:
     value = getattr(owner, name)
     if value not in allowed:
         raise ValueError(f"protocol.{name} must be one of {list(allowed)}, got {value!r}")
+
+
+def check_grid_names(grids: dict, learners: dict) -> None:
+    """Every ``protocol.grids`` entry names one of the run's algorithms."""
+    unknown = sorted(set(grids) - set(learners))
+    if unknown:
+        raise ValueError(f"protocol.grids names {unknown}, which are not among the algorithms {sorted(learners)}")

@@ -35,7 +35,7 @@ from ordrank.results.grid_edges import warn_edges
 from ordrank.results.peer_cache import piece_key
 from ordrank.protocols.staged import grid_scores, staged_groups
 from ordrank.progress import progress
-from ordrank.protocols._checks import check_choice, check_positive, check_ranks
+from ordrank.protocols._checks import check_choice, check_grid_names, check_positive, check_ranks
 
 log = logging.getLogger(__name__)
 
@@ -112,10 +112,7 @@ class TrainTestPartitions:
         return list(splits)
 
     def check_learners(self, learners: dict) -> None:
-        unknown = sorted(set(self.grids) - set(learners))
-        if unknown:
-            raise ValueError(f"protocol.grids names {unknown}, which are not among the algorithms "
-                             f"{sorted(learners)}")
+        check_grid_names(self.grids, learners)
         for name, learner in learners.items():
             valid = learner.get_params()
             for key, values in prefixed_grid(learner, self.grids.get(name, {})).items():

@@ -41,6 +41,7 @@ from ordrank.metrics.scorers import for_letor_version, ranking_metric
 from ordrank.results.grid_edges import warn_edges
 from ordrank.results.peer_cache import piece_key
 from ordrank.progress import progress
+from ordrank.protocols._checks import check_grid_names
 
 log = logging.getLogger(__name__)
 LETOR_METRICS = ([f"letor_ndcg@{k}" for k in range(1, 11)] + [f"letor_p@{k}" for k in range(1, 11)]
@@ -138,10 +139,7 @@ class QueryFolds:
         return folds
 
     def check_learners(self, learners: dict) -> None:
-        unknown = sorted(set(self.grids) - set(learners))
-        if unknown:
-            raise ValueError(f"protocol.grids names {unknown}, which are not among the algorithms "
-                             f"{sorted(learners)}")
+        check_grid_names(self.grids, learners)
         for name, learner in learners.items():
             grid = prefixed_grid(learner, self.grids.get(name, {}))
             for point in ParameterGrid(grid) if grid else []:
