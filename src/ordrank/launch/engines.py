@@ -3,7 +3,8 @@ submitit. Each engine takes the jobs, reports which have finished and hands back
 engine writes a table (the driver does), and none is a scheduler of ours: each queues and places the
 jobs itself.
 
-- ``local``: a pool of ``workers`` processes (joblib's loky), this machine only.
+- ``local``: a pool of ``workers`` processes (joblib's loky), this machine only, each allowed the cores
+  over the workers as BLAS/OpenMP threads (as joblib does).
 - ``ray``: Ray's task API (``ray.remote``, one CPU a job). ``address`` (else ``$RAY_ADDRESS``) names an
   existing cluster; without one a local Ray of ``workers`` CPUs is started. Results travel back
   through Ray's object store: the nodes share no file system with the driver. A task whose node or
@@ -16,6 +17,7 @@ jobs itself.
 from __future__ import annotations
 
 import concurrent.futures
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -27,6 +29,7 @@ from ordrank.launch.work import JobResult, run_job
 
 ENGINES = ("local", "ray", "slurm")
 RETRIES = 3  # Ray: how often a task lost with its node or worker process is run again
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 class JobFailed(Exception):
@@ -36,8 +39,13 @@ class JobFailed(Exception):
 _SHARED: dict = {}
 
 
-def _share(peer_cache) -> None:  # a local worker's initializer: the peer cache, once per process
+def _share(peer_cache, threads: int) -> None:
+    """A local worker's initializer: the peer cache, once per process, and the BLAS/OpenMP threads it
+    may use (the cores over the workers, as joblib's loky backend sets them: no oversubscription)."""
+    from threadpoolctl import threadpool_limits
+
     _SHARED["peer_cache"] = peer_cache
+    threadpool_limits(threads)
 
 
 def _run_shared(job: Job) -> JobResult:
@@ -58,7 +66,8 @@ class LocalEngine:
         from joblib.externals.loky import ProcessPoolExecutor
 
         self.workers = workers
-        self.pool = ProcessPoolExecutor(max_workers=workers, initializer=_share, initargs=(peer_cache,))
+        threads = max(1, (os.cpu_count() or 1) // workers)
+        self.pool = ProcessPoolExecutor(max_workers=workers, initializer=_share, initargs=(peer_cache, threads))
 
     def submit(self, jobs: list[Job]) -> dict:
         return {self.pool.submit(_run_shared, job): job for job in jobs}
@@ -139,8 +148,11 @@ class SlurmEngine:
 
         self.folder = Path(folder)
         self.executor = submitit.AutoExecutor(folder=self.folder, cluster="slurm")
-        self.executor.update_parameters(**{"cpus_per_task": 1, "timeout_min": 24 * 60,
-                                           "slurm_array_parallelism": workers, **(parameters or {})})
+        parameters = {"cpus_per_task": 1, "timeout_min": 24 * 60, "slurm_array_parallelism": workers,
+                      **(parameters or {})}
+        threads = parameters["cpus_per_task"]  # BLAS/OpenMP threads: the task's CPUs, not the node's
+        parameters.setdefault("slurm_setup", [f"export {name}={threads}" for name in THREAD_VARIABLES])
+        self.executor.update_parameters(**parameters)
         self.workers = workers
         self.peer_cache = peer_cache
 
@@ -191,6 +203,4 @@ def _tail(path: Path, lines: int = 5) -> str:
 
 
 def _env(name: str) -> str:
-    import os
-
     return os.environ.get(name, "").strip()
