@@ -153,12 +153,18 @@ def test_slurm_job_cancelled_then_the_same_command_finishes(slurm, reference, sh
         text = run(["scontrol", "show", "job", job], env=slurm).stdout
         return text.split("JobState=", 1)[1].split()[0] if "JobState=" in text else "GONE"
 
+    def result_written(job: str) -> bool:  # submitit's result pickle: the job had finished its work
+        return any((tmp_path / "submitit").glob(f"{job}_*result.pkl"))
+
     wait_for(lambda: jobs_in(tmp_path) >= 1 and running(), "a finished job and a running one", driver)
-    for _ in range(5):  # a job that ends just as it is cancelled was not cancelled mid-run: take the next
-        job = running()[0]
+    for _ in range(8):  # a job cancelled after it wrote its result was not cancelled mid-run: take the next
+        job = next((j for j in running() if not result_written(j)), None)
+        if job is None:
+            time.sleep(0.2)
+            continue
         run(["scancel", job], env=slurm)
         wait_for(lambda: state(job) not in ("RUNNING", "COMPLETING"), f"job {job} to end")
-        if state(job) == "CANCELLED":
+        if state(job) == "CANCELLED" and not result_written(job):
             break
     else:
         pytest.fail("no job could be cancelled while it ran")
