@@ -76,6 +76,7 @@ def compose_jobs(compose, overrides: list[str]):
 
 
 def scratch_table(table: Path, scratch: Path) -> Path:
+    """Where ``--fresh`` builds ``table``: ``<scratch>/<experiment>/<name>``."""
     return scratch / table.parent.name / table.name
 
 
@@ -83,7 +84,7 @@ def run(compose, overrides: list[str], table: Path, engine: Engine, *, fresh: bo
         scratch: Path | None = None, dry_run: bool = False, say=print) -> Outcome | None:
     """Add the jobs ``table`` lacks (``fresh``: every job, into ``scratch``) on ``engine``; with
     ``dry_run`` only say what would run and what it would cost."""
-    cfg, jobs = compose_jobs(compose, overrides)
+    jobs = compose_jobs(compose, overrides)[1]
     target = scratch_table(table, scratch) if fresh else table
     if dry_run:
         say(plan(target, jobs, sorted({*PROJECTED_WORKERS, engine.workers}), estimates_from=table))
