@@ -152,6 +152,21 @@ def _value(w, q, truncated, negative):
     return (value * -1.0 if negative else value), fast  # * -1.0: "-0" is -0.0
 
 
+@njit(inline="always")
+def fraction_runs(buf, i, limit, w):
+    """(w, end, n): a fraction's digits after ``w``, in up to three eight-digit runs, without a loop;
+    ``n`` is the last run's length (8: more digits may follow)."""
+    n, value = digit_run(buf, i, limit)
+    w, i = w * POWERS[n] + value, i + n
+    if n == 8:
+        n, value = digit_run(buf, i, limit)
+        w, i = w * POWERS[n] + value, i + n
+        if n == 8:
+            n, value = digit_run(buf, i, limit)
+            w, i = w * POWERS[n] + value, i + n
+    return w, i, n
+
+
 @njit
 def _long_number(buf, a, limit):
     """:func:`parse_number` for any number of digits (runs of more than 8 read one digit at a time)."""
@@ -165,16 +180,9 @@ def _long_number(buf, a, limit):
     if i < limit and buf[i] == 46:
         point = i
         i += 1
-        n, value = digit_run(buf, i, limit)  # the fraction: up to 24 digits in three runs, then one by one
-        w, i = w * POWERS[n] + value, i + n
-        if n == 8:
-            n, value = digit_run(buf, i, limit)
-            w, i = w * POWERS[n] + value, i + n
-            if n == 8:
-                n, value = digit_run(buf, i, limit)
-                w, i = w * POWERS[n] + value, i + n
-                if n == 8:
-                    w, i = digit_tail(buf, i, limit, w)
+        w, i, n = fraction_runs(buf, i, limit, w)  # the fraction: up to 24 digits in three runs,
+        if n == 8:                                  # then one by one
+            w, i = digit_tail(buf, i, limit, w)
         q = point + 1 - i
         digits += i - point - 1
     if digits == 0:
@@ -212,15 +220,8 @@ def quick_number(buf, a, limit):
     if i < limit and buf[i] == 46:
         point = i
         i += 1
-        n, value = digit_run(buf, i, limit)
-        w, i = w * POWERS[n] + value, i + n
-        if n == 8:
-            n, value = digit_run(buf, i, limit)
-            w, i = w * POWERS[n] + value, i + n
-            if n == 8:
-                n, value = digit_run(buf, i, limit)
-                w, i = w * POWERS[n] + value, i + n
-                long = long or n == 8
+        w, i, n = fraction_runs(buf, i, limit, w)
+        long = long or n == 8
         q = point + 1 - i
         digits += i - point - 1
     if digits == 0:
