@@ -4,9 +4,12 @@ same jobs with no driver, table or engine around them.
 
     python benchmarks/bench_engines.py [--data-dir DIR] [--engines local ray slurm] [--workers 1 2]
 
-The variant is the papers' sizes made small: bank2 with 800 training rows, 5 and 10 ranks, 3
+The variant is the papers' sizes made small: bank2 with 1,200 training rows, 5 and 10 ranks, 3
 partitions, SVOREX and Reduction-SVM with the experiment's 3 x 3 grid, 12 jobs of a few seconds each
-(the cluster tests' variant, one grid point, is too short to show a speed-up). For each engine and worker
+(the cluster tests' variant, one grid point, is too short to show a speed-up). The first run (the first
+engine on the first worker count) records the job times; every later run, joblib's included, takes the
+jobs longest first by them, as the driver does with a table's recorded times, and SLURM packs the short
+ones into shared array tasks by them (``ordrank.launch.engines.array_tasks``). For each engine and worker
 count it prints the wall time of the whole sweep (the engine started, every job run and added to a
 fresh table), the overhead per job against joblib at the same worker count ((wall − joblib's wall) /
 jobs) and the speed-up of 2 workers over 1. Every engine's table must equal the local engine's, byte
@@ -27,7 +30,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-VARIANT = ["dataset.name=bank2", "protocol.splits=range(3)", "train_sizes.bank2=800", "dataset.redraw.n_splits=3",
+VARIANT = ["dataset.name=bank2", "protocol.splits=range(3)", "train_sizes.bank2=1200", "dataset.redraw.n_splits=3",
            "only=[SVOREX,Reduction-SVM]"]
 
 
@@ -44,7 +47,8 @@ def jobs(data_dir: str):
 
 
 def joblib_wall(all_jobs, workers: int) -> float:
-    """joblib's Parallel on fresh worker processes (its reusable pool shut first), as each engine starts."""
+    """joblib's Parallel on fresh worker processes (its reusable pool shut first), as each engine starts;
+    the jobs in the order the driver submits them (longest first)."""
     from joblib import Parallel, delayed
     from joblib.externals.loky import get_reusable_executor
 
@@ -56,14 +60,15 @@ def joblib_wall(all_jobs, workers: int) -> float:
     return time.perf_counter() - started
 
 
-def engine_wall(all_jobs, launcher: str, workers: int, folder: Path) -> tuple[float, bytes]:
+def engine_wall(all_jobs, launcher: str, workers: int, folder: Path, estimates: Path | None) -> tuple[float, bytes]:
     from ordrank.launch.driver import drive
     from ordrank.launch.sweep import Engine
 
     table = folder / "results" / "benchmark.parquet"
     engine = Engine(launcher, workers, folder=folder / "submitit")
     started = time.perf_counter()
-    outcome = drive(table, all_jobs, engine.factory(None, table), say=lambda *_: None, poll=1.0)
+    outcome = drive(table, all_jobs, engine.factory(None, table), say=lambda *_: None, poll=1.0,
+                    estimates_from=estimates)
     wall = time.perf_counter() - started
     if not outcome.complete:
         raise RuntimeError(f"{launcher} on {workers} workers: {outcome.failed}")
@@ -71,13 +76,15 @@ def engine_wall(all_jobs, launcher: str, workers: int, folder: Path) -> tuple[fl
 
 
 def main(argv=None) -> None:
+    from ordrank.launch.driver import expected_seconds
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-dir", default=os.environ.get("ORDRANK_DATA", "data"))
     parser.add_argument("--engines", nargs="+", default=["local", "ray", "slurm"], choices=["local", "ray", "slurm"])
     parser.add_argument("--workers", nargs="+", type=int, default=[1, 2])
     args = parser.parse_args(argv)
     all_jobs = jobs(str(Path(args.data_dir).resolve()))
-    rows, walls, reference = [], {}, None
+    rows, walls, reference, estimates = [], {}, None, None
     with tempfile.TemporaryDirectory(prefix="bench-engines-") as scratch:
         scratch = Path(scratch)
         if "slurm" in args.engines:
@@ -86,13 +93,18 @@ def main(argv=None) -> None:
             os.environ.update(one_node_slurm.start(scratch / "slurm", cpus=max(args.workers)))
         try:
             for workers in args.workers:
-                walls[("joblib", workers)] = joblib_wall(all_jobs, workers)
                 for launcher in args.engines:
-                    wall, data = engine_wall(all_jobs, launcher, workers, scratch / f"{launcher}{workers}")
+                    folder = scratch / f"{launcher}{workers}"
+                    wall, data = engine_wall(all_jobs, launcher, workers, folder, estimates)
+                    if estimates is None:  # the first run's job times order (and pack) every later run's jobs
+                        estimates = folder / "results" / "benchmark.parquet"
+                        order = expected_seconds(estimates, all_jobs)
+                        all_jobs = sorted(all_jobs, key=lambda job: -order[job])
                     reference = reference or data
                     if data != reference:
                         raise RuntimeError(f"{launcher} on {workers} workers: its table differs from the first one's")
                     walls[(launcher, workers)] = wall
+                walls[("joblib", workers)] = joblib_wall(all_jobs, workers)
         finally:
             if "slurm" in args.engines:
                 one_node_slurm.stop(scratch / "slurm")

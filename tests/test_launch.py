@@ -2,12 +2,15 @@
 rows a finished job adds (tests/test_cluster.py runs the whole on real engines)."""
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 from hypothesis import given, strategies as st
 
 from conftest import REPO
 from ordrank.launch.driver import packed_wall
+from ordrank.launch.engines import MIN_TASK_SECONDS, array_tasks
 from ordrank.launch.jobs import table_state
 from ordrank.launch.sweep import compose_jobs
 
@@ -56,3 +59,18 @@ def test_longest_job_first_is_within_its_bound(seconds, workers):
     lower = max(max(seconds), sum(seconds) / workers)
     assert lower - 1e-9 <= wall <= sum(seconds) / workers + max(seconds) + 1e-9
     assert packed_wall(seconds, 1) == pytest.approx(sum(seconds))
+
+
+@given(st.lists(st.one_of(st.none(), st.floats(0.01, 500.0)), min_size=1, max_size=60), st.integers(1, 8))
+def test_slurm_array_tasks_hold_every_job_once_and_pack_only_short_ones(times, workers):
+    jobs = list(range(len(times)))
+    seconds = {job: t for job, t in zip(jobs, times) if t is not None}
+    tasks = array_tasks(jobs, seconds, workers)
+    assert sorted(job for task in tasks for job in task) == jobs and all(tasks)
+    assert len(tasks) >= min(len(jobs), 2 * workers)
+    cost = [sum(seconds.get(job, MIN_TASK_SECONDS) for job in task) for task in tasks]
+    assert cost == sorted(cost, reverse=True)  # longest task first
+    if len(tasks) < len(jobs):  # packed: no more tasks than MIN_TASK_SECONDS each, rounded up
+        assert len(tasks) <= max(math.ceil(sum(cost) / MIN_TASK_SECONDS), 2 * workers)
+    if all(t is None or t >= MIN_TASK_SECONDS for t in times):  # jobs of unknown or long time: one a task
+        assert len(tasks) == len(jobs)

@@ -138,10 +138,11 @@ def drive(path: Path, jobs: list[Job], engine_factory, *, say=print, poll: float
         if not todo:
             return outcome
         seconds = expected_seconds(estimates_from or path, jobs)
+        todo.sort(key=lambda job: -seconds[job])  # longest first: the shortest wall on several workers
         engine = engine_factory()
         left = sum(seconds[job] for job in todo)
         try:
-            handles = engine.submit(todo)
+            handles = engine.submit(todo, seconds)
             pending = dict(handles)
             while pending:
                 finished = engine.ready(pending, timeout=poll)

@@ -9,14 +9,20 @@ jobs itself.
   existing cluster; without one a local Ray of ``workers`` CPUs is started. Results travel back
   through Ray's object store: the nodes share no file system with the driver. A task whose node or
   worker process dies is run again by Ray on a live node (up to ``RETRIES`` times).
-- ``slurm``: a SLURM job array through submitit, one array task a job. submitit pickles each job and
-  its result in ``folder``, which the driver and the compute nodes must share (the one shared path).
-  A job that ends without a result (``scancel``, a dead node, the time limit) is reported failed;
-  started again, the driver runs it again.
+- ``slurm``: a SLURM job array through submitit. An array task runs one job, or several short ones
+  (:func:`array_tasks`: a task's start costs seconds, so jobs expected to take less than
+  ``MIN_TASK_SECONDS`` share a task). submitit pickles each task and its results in ``folder``, which
+  the driver and the compute nodes must share (the one shared path). A task that ends without a result
+  (``scancel``, a dead node, the time limit) has its jobs reported failed; started again, the driver runs
+  them again.
+
+Every engine's ``submit(jobs, seconds)`` takes the jobs longest first and their expected seconds.
 """
 from __future__ import annotations
 
 import concurrent.futures
+import heapq
+import math
 import os
 import subprocess
 import time
@@ -25,10 +31,11 @@ from pathlib import Path
 import pandas as pd
 
 from ordrank.launch.jobs import Job
-from ordrank.launch.work import JobResult, run_job
+from ordrank.launch.work import JobResult, run_job, run_jobs
 
 ENGINES = ("local", "ray", "slurm")
 RETRIES = 3  # Ray: how often a task lost with its node or worker process is run again
+MIN_TASK_SECONDS = 30.0  # SLURM: jobs expected shorter than this share an array task
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
@@ -69,7 +76,7 @@ class LocalEngine:
         threads = max(1, (os.cpu_count() or 1) // workers)
         self.pool = ProcessPoolExecutor(max_workers=workers, initializer=_share, initargs=(peer_cache, threads))
 
-    def submit(self, jobs: list[Job]) -> dict:
+    def submit(self, jobs: list[Job], seconds: dict | None = None) -> dict:
         return {self.pool.submit(_run_shared, job): job for job in jobs}
 
     def ready(self, handles, timeout: float) -> list:
@@ -106,7 +113,7 @@ class RayEngine:
         self.task = ray.remote(num_cpus=1, max_retries=RETRIES)(run_job)
         self.shared = ray.put(peer_cache)
 
-    def submit(self, jobs: list[Job]) -> dict:
+    def submit(self, jobs: list[Job], seconds: dict | None = None) -> dict:
         return {self.task.remote(job, self.shared): job for job in jobs}
 
     def ready(self, handles, timeout: float) -> list:
@@ -156,37 +163,64 @@ class SlurmEngine:
         self.workers = workers
         self.peer_cache = peer_cache
 
-    def submit(self, jobs: list[Job]) -> dict:
+    def submit(self, jobs: list[Job], seconds: dict | None = None) -> dict:
+        tasks = array_tasks(jobs, seconds or {}, self.workers)
         with self.executor.batch():
-            submitted = [self.executor.submit(run_job, job, self.peer_cache) for job in jobs]
-        return dict(zip(submitted, jobs))
+            submitted = [self.executor.submit(run_jobs, task, self.peer_cache) for task in tasks]
+        return {_Part(handle, i): job for handle, task in zip(submitted, tasks) for i, job in enumerate(task)}
 
     def ready(self, handles, timeout: float) -> list:
         deadline = time.monotonic() + timeout
         while True:
             queued = _queued()
-            done = [h for h in handles if h.paths.result_pickle.exists() or h.job_id not in queued]
+            done = [p for p in handles if p.task.paths.result_pickle.exists() or p.task.job_id not in queued]
             if done or time.monotonic() >= deadline:
                 return done
             time.sleep(min(self.POLL, max(0.0, deadline - time.monotonic())))
 
-    def result(self, handle) -> JobResult:
-        if not handle.paths.result_pickle.exists():
-            time.sleep(self.POLL)  # a result written just as the job left the queue
-        if not handle.paths.result_pickle.exists():
-            raise JobFailed(f"SLURM job {handle.job_id} ended without a result (cancelled, its node lost or "
-                            f"out of time): {_tail(handle.paths.stderr)}")
+    def result(self, part: _Part) -> JobResult:
+        task = part.task
+        if not task.paths.result_pickle.exists():
+            time.sleep(self.POLL)  # a result written just as the task left the queue
+        if not task.paths.result_pickle.exists():
+            raise JobFailed(f"SLURM job {task.job_id} ended without a result (cancelled, its node lost or "
+                            f"out of time): {_tail(task.paths.stderr)}")
         try:
-            return handle.result()
+            return task.result()[part.index]
         except Exception as error:
             raise _failed(error) from error
 
-    def cancel(self, handles) -> None:  # stopped (Ctrl-C, an error): the submitted jobs are cancelled
-        for handle in handles:
-            handle.cancel(check=False)
+    def cancel(self, handles) -> None:  # stopped (Ctrl-C, an error): the submitted tasks are cancelled
+        for task in {id(p.task): p.task for p in handles}.values():
+            task.cancel(check=False)
 
     def close(self) -> None:
         pass  # every job has left the queue
+
+
+class _Part:
+    """One job of a SLURM array task: the task's submitit handle and the job's place in it."""
+
+    __slots__ = ("task", "index")
+
+    def __init__(self, task, index: int):
+        self.task, self.index = task, index
+
+
+def array_tasks(jobs: list[Job], seconds: dict, workers: int) -> list[list[Job]]:
+    """The jobs in SLURM array tasks: as many tasks as the jobs' expected seconds hold
+    ``MIN_TASK_SECONDS`` (a job with no expected time counts as one task), yet at least two a worker
+    and at most one a job; each job to the task with the least expected time so far, longest job
+    first (the tasks come out longest first)."""
+    cost = [float(seconds.get(job, MIN_TASK_SECONDS)) for job in jobs]
+    n_tasks = min(len(jobs), max(math.ceil(sum(cost) / MIN_TASK_SECONDS), 2 * workers))
+    loads = [(0.0, i) for i in range(n_tasks)]
+    tasks: list[list[Job]] = [[] for _ in range(n_tasks)]
+    for k in sorted(range(len(jobs)), key=lambda k: -cost[k]):
+        load, i = heapq.heappop(loads)
+        tasks[i].append(jobs[k])
+        heapq.heappush(loads, (load + cost[k], i))
+    return [tasks[i] for _, i in sorted(loads, key=lambda load: (-load[0], load[1]))]
 
 
 def _queued() -> set[str]:

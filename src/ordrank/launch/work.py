@@ -69,3 +69,8 @@ def run_job(job: Job, peer_cache: pd.DataFrame | None = None) -> JobResult:
         result = JobResult(job, read_table(path), read_timings(path), peers, host_record())
     result.record["seconds"] = round(time.perf_counter() - started, 3)
     return result
+
+
+def run_jobs(jobs: list[Job], peer_cache: pd.DataFrame | None = None) -> list[JobResult]:
+    """:func:`run_job` on each of ``jobs`` in turn (a SLURM array task holding several short jobs)."""
+    return [run_job(job, peer_cache) for job in jobs]
