@@ -106,9 +106,8 @@ test-fast: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_prank_synthetic.py
 	$(BIN)/python benchmarks/bench_eachmovie.py
-	$(BIN)/python benchmarks/bench_svor.py
+	$(BIN)/python benchmarks/bench_svor.py --part fits
 	$(BIN)/python benchmarks/bench_predtron.py
-	$(BIN)/python benchmarks/bench_predtron_update.py
 
 # Learning to rank at web scale (MSLR-WEB10K/30K-shaped data, generated): every learner at both shapes, each
 # in its own process, timed (about an hour on 2 cores); results/letor_web/ and docs/results/web_scale.md

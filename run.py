@@ -11,7 +11,7 @@ import os
 # numpy advises the kernel to back arrays of 4 MB and more with transparent huge pages; on this
 # project's 2-core VM that has at times made page faults a fifth of an abalone job's time (68 s
 # against 53 s, the same results), at other times cost nothing: off unless the caller says
-# otherwise (benchmarks/bench_model_selection.py (d) measures both). Before numpy is imported.
+# otherwise (benchmarks/bench_svor.py --part selection (d) measures both). Before numpy is imported.
 os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 
 import re

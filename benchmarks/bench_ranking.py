@@ -1,23 +1,67 @@
-"""Speed of the pairwise rankers (RankSVM, RankNet) against their explicit-pairs oracles, same run.
+"""How fast are the pairwise and boosted rankers beside their oracles and peers: RankSVM and RankNet
+against the explicit pairs and LightGBM, RankBoost's rounds, and RankSVM's two hinge solvers.
 
-    python benchmarks/bench_ranking.py [--quick] [--part ohsumed|synthetic|all] [--C 0.01 0.1]
+    python benchmarks/bench_ranking.py [--part all|ohsumed|synthetic|rankboost|solvers|raw-features ...]
+                                       [--data-dir DIR] [--quick]
+    python benchmarks/bench_ranking.py --part ohsumed synthetic [--C 0.01 0.1] [--repeats 3] [--timeout 300]
+    python benchmarks/bench_ranking.py --part rankboost [--rounds 300] [--skip-ohsumed]
+    python benchmarks/bench_ranking.py --part solvers [--quick | --large] [--tol 1e-5] [--limit 120]
+                                       [--solver-data mslr subset ohsumed]
+    python benchmarks/bench_ranking.py --part raw-features [--limit 120]
 
-(a) LETOR 3.0 OHSUMED, Fold1's training part (S1+S2+S3 of <data dir>/letor3-ohsumed/
-QueryLevelNorm, read by scikit-learn's load_svmlight_file): the document and pair counts (9,219 and
-367,663 expected), then per C: linear RankSVM (hinge and squared hinge; best of ``--repeats`` fits)
-against LinearSVC(fit_intercept=False, C/2) on the mirrored explicit pair differences (one fit), with
-both objectives computed on the explicit pairs; RankNet-linear (σ = 1, α = 1e-4). Targets: RankSVM
-≤ 1 s and ≥ 10× faster than LinearSVC; RankNet-linear ≤ 5 s.
+LETOR 3.0 OHSUMED is read from the data folder: ``--data-dir``, else ``$ORDRANK_DATA``, else ``data/``
+(``<data dir>/letor3-ohsumed``). Run on demand (not a test); times depend on the machine's load.
 
-(b) synthetic LETOR-like data: 2,000 queries × 100 documents × 136 features (Gaussian), relevance 0..4
-from a noisy linear score cut at per-query quintiles; 8 million preference pairs, never built. Each
-learner is fitted in its own subprocess (data generated there too), which reports its fit time and
-peak resident memory (``resource.getrusage(RUSAGE_SELF).ru_maxrss``) at the end of the fit ("peak
-GB", data included) and before it ("data GB": the data's generation). Targets: RankSVM and
-RankNet-linear ≤ 30 s and ≤ 2 GB each; LightGBM's LGBMRanker (lambdarank, 100 trees) beside them.
-``--quick``: 200 queries × 50 documents, no LinearSVC at C ≥ 0.1.
-
-Run on demand (not a test). Times depend on the machine's load.
+ohsumed
+    OHSUMED Fold1's training part (S1+S2+S3 of ``letor3-ohsumed/QueryLevelNorm``, read by scikit-learn's
+    load_svmlight_file): the document and pair counts (9,219 and 367,663 expected), then per ``--C``:
+    linear RankSVM (hinge and squared hinge; best of ``--repeats`` fits) against
+    LinearSVC(fit_intercept=False, C/2) on the mirrored explicit pair differences (one fit), with both
+    objectives computed on the explicit pairs; RankNet-linear (σ = 1, α = 1e-4). Targets: RankSVM ≤ 1 s
+    and ≥ 10× faster than LinearSVC; RankNet-linear ≤ 5 s. ``--quick``: one fit each, no LinearSVC at
+    C ≥ 0.1.
+synthetic
+    LETOR-like data: 2,000 queries × 100 documents × 136 features (Gaussian), relevance 0..4 from a noisy
+    linear score cut at per-query quintiles; 8 million preference pairs, never built. Each learner is
+    fitted in its own subprocess (data generated there too), which reports its fit time and peak
+    resident memory (``resource.getrusage(RUSAGE_SELF).ru_maxrss``) at the end of the fit ("peak GB",
+    data included) and before it ("data GB": the data's generation); a fit over ``--timeout`` seconds is
+    stopped. Targets: RankSVM and RankNet-linear ≤ 30 s and ≤ 2 GB each; LightGBM's LGBMRanker
+    (lambdarank, 100 trees) beside them. ``--quick``: 200 queries × 50 documents.
+rankboost
+    ``--rounds`` rounds of RankBoost on OHSUMED Fold1's training part (≤ 10 s asked; its test NDCG@10 on
+    Fold1's test part) and of RankBoostOrdinal on 100,000 synthetic ordinal rows without queries (10
+    features, 5 ranks; ≤ 60 s asked), every distinct value a candidate threshold (the default) and 64
+    quantiles. The factored pair weights make a round O(n·d), so the pair counts printed are never
+    built. ``--skip-ohsumed``: the synthetic rows only.
+solvers
+    ``RankSVM(solver="cutting_plane")`` and ``RankSVM(solver="smoothed_newton")`` (same C, tol and
+    max_iter; both stop on the same certified relative duality gap ``--tol``) at a range of
+    preference-pair counts straddling ``AUTO_NEWTON_PAIRS`` (from which ``"auto"`` takes the smoothed
+    Newton where the pairs are counted by sweeps, not from the explicit pairs: more than ``n_levels``
+    pairs per document), on each of ``--solver-data``:
+    ``mslr``, the first queries of the training part of :func:`ordrank.datasets.mslr_shaped.mslr_shaped`
+    (MSLR-WEB10K's shape: long-tailed queries of ~120 documents, ~5,000 pairs each, 136 features,
+    float32), query-level normalized as ``+experiment=letor_web`` does; 1e4 .. 1e7 pairs (``--quick``:
+    up to 3e5); C from that experiment's grid (1e-4, 1e-2) and 1;
+    ``subset``, Predtron's Figure 1 data (:class:`ordrank.datasets.subset_ranking.GaussianSubsetRanking`,
+    m = 20 documents per query, p = 30 features): small queries, few pairs per document (the cutting
+    plane counts them from the explicit pairs); C from that experiment's grid (0.01, 1, 10); 1.5e4 ..
+    1.2e6 pairs, ``--large`` adds 1e7 (68,000 queries);
+    ``ohsumed``, OHSUMED Fold1's training part (367,663 pairs; the five folds have 283,484 .. 422,716),
+    if the data folder holds it (else a note on stderr); C from the upper part of its grid.
+    Each fit is timed by wall clock and by this process's CPU time (the machine's load shows in the
+    first, not the second; the 1-minute load average is printed on each row); fits under one CPU
+    second are repeated (best of 3). A fit over ``--limit`` CPU seconds is stopped (a SIGPROF timer)
+    and shown as ``> limit``; a fit stopped by max_iter shows its certified gap above tol. The faster
+    solver is the one of less CPU time among those that reached tol. Prints a markdown table.
+raw-features
+    RankSVM as ``+experiment=letor_web`` fits it (``solver="auto"``, tol = 1e-3, its C grid 1e-4 ..
+    1e-2) on an MSLR-shaped sample (``mslr_shaped(scale=0.07)``: 48,679 training documents, 3.8M
+    pairs) with raw features (``features=none``: columns on scales from 1e-3 to 1e6) and query-level
+    normalized: time, iterations, certified gap, objective (of each problem: not comparable across the
+    two) and test NDCG@10, each fit the best of 3 by CPU time (stopped over ``--limit`` CPU seconds),
+    and raw ÷ normalized CPU time per C.
 """
 from __future__ import annotations
 
@@ -31,9 +75,12 @@ import time
 
 import numpy as np
 
-from ordrank.algorithms.ranking import RankNet, RankSVM
+from ordrank.algorithms.ranking import RankBoost, RankBoostOrdinal, RankNet, RankSVM
 from ordrank.datasets.ratings import resolve_data_dir
 from ordrank.queries import count_pairs, preference_pairs
+
+PARTS = ["ohsumed", "synthetic", "rankboost", "solvers", "raw-features"]
+
 
 def load_ohsumed_fold1_train(data_dir):
     from sklearn.datasets import load_svmlight_files
@@ -150,24 +197,81 @@ def scale(quick, timeout):
               f"{r['pairs']:>11}")
 
 
+def rankboost_ohsumed(rounds: int, data_dir):
+    from ordrank.datasets.letor import LetorData
+
+    fold = LetorData(path=str(resolve_data_dir(data_dir) / "letor3-ohsumed"), n_features=45).fold(1)
+    train, test = fold.train, fold.test
+    print(f"OHSUMED Fold1 train: {len(train.y)} documents, {train.n_queries} queries, "
+          f"{train.X.shape[1]} features, {count_pairs(train.y, train.qid):,} preference pairs")
+    for n_thresholds in (None, 64):
+        seconds, model = best_time(lambda: RankBoost(rounds, n_thresholds).fit(train.X, train.y, qid=train.qid), 1)
+        print(f"  n_thresholds={n_thresholds}: {model.n_iter_} rounds in {seconds:.2f} s (ask: <= 10 s); "
+              f"train rloss {model.train_loss_[0]:.4f} -> {model.train_loss_[-1]:.4f}, "
+              f"bound {model.loss_bound_[-1]:.4f}; test NDCG@10 {model.score(test.X, test.y, test.qid):.4f}")
+
+
+def rankboost_ordinal(rounds: int, n: int = 100_000, d: int = 10, k: int = 5):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, d))
+    latent = X @ rng.normal(size=d) + rng.normal(0, 1.0, n)
+    y = np.digitize(latent, np.quantile(latent, np.arange(1, k) / k)) + 1
+    print(f"synthetic ordinal: {n} rows, {d} features, {k} ranks, one query, {count_pairs(y):,} pairs")
+    for n_thresholds in (None, 64):
+        seconds, model = best_time(lambda: RankBoostOrdinal(rounds, n_thresholds).fit(X, y), 1)
+        print(f"  RankBoostOrdinal n_thresholds={n_thresholds}: {model.n_iter_} rounds + cut points in "
+              f"{seconds:.2f} s (ask: <= 60 s); train MAE {model.train_cost_ / n:.4f}, "
+              f"rloss {model.ranker_.train_loss_[-1]:.4f}")
+
+
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--part", nargs="+", choices=["all", *PARTS], default=["all"])
     parser.add_argument("--data-dir", default=None, help="where the data sets are (default: $ORDRANK_DATA, else data/)")
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--part", choices=["ohsumed", "synthetic", "all"], default="all")
-    parser.add_argument("--C", type=float, nargs="+", default=[0.01, 0.1])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--timeout", type=float, default=300, help="per synthetic fit, seconds")
-    parser.add_argument("--fit-one", nargs=3, metavar=("NAME", "QUERIES", "DOCS"))
+    parser.add_argument("--quick", action="store_true", help="ohsumed, synthetic, solvers: smaller")
+    parser.add_argument("--C", type=float, nargs="+", default=[0.01, 0.1], help="ohsumed")
+    parser.add_argument("--repeats", type=int, default=3, help="ohsumed: best of this many fits")
+    parser.add_argument("--timeout", type=float, default=300, help="synthetic: seconds per fit")
+    parser.add_argument("--fit-one", nargs=3, metavar=("NAME", "QUERIES", "DOCS"), help="synthetic's child process")
+    parser.add_argument("--rounds", type=int, default=300, help="rankboost")
+    parser.add_argument("--skip-ohsumed", action="store_true", help="rankboost: the synthetic rows only")
+    parser.add_argument("--large", action="store_true", help="solvers: small queries up to 1e7 pairs too")
+    parser.add_argument("--tol", type=float, default=1e-5, help="solvers: both solvers' certified relative gap")
+    parser.add_argument("--limit", type=float, default=120.0,
+                        help="solvers, raw-features: CPU seconds per fit before it is stopped")
+    parser.add_argument("--solver-data", nargs="+", choices=["mslr", "subset", "ohsumed"],
+                        default=["mslr", "subset", "ohsumed"], help="solvers")
     args = parser.parse_args()
     if args.fit_one:
         name, n_queries, n_docs = args.fit_one
         return fit_one(name, int(n_queries), int(n_docs))
+    chosen = set(PARTS) if "all" in args.part else set(args.part)
     print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    if args.part in ("ohsumed", "all"):
+    if "ohsumed" in chosen:
         ohsumed(args.C, 1 if args.quick else args.repeats, args.quick, args.data_dir)
-    if args.part in ("synthetic", "all"):
+    if "synthetic" in chosen:
         scale(args.quick, args.timeout)
+    if "rankboost" in chosen:
+        if not args.skip_ohsumed:
+            rankboost_ohsumed(args.rounds, args.data_dir)
+        rankboost_ordinal(args.rounds)
+    if "solvers" in chosen or "raw-features" in chosen:
+        from parts import ranksvm_solvers
+
+        if "solvers" in chosen:
+            ranksvm_solvers.solvers(args.quick, args.large, args.tol, args.limit, args.solver_data,
+                                    lambda: ohsumed_if_there(args.data_dir))
+        if "raw-features" in chosen:
+            ranksvm_solvers.raw_vs_normalized(args.limit)
+
+
+def ohsumed_if_there(data_dir):
+    """OHSUMED Fold1's training part, or None (with a note on stderr) where the data folder lacks it."""
+    folder = resolve_data_dir(data_dir) / "letor3-ohsumed"
+    if not (folder / "QueryLevelNorm" / "S1.txt").exists():
+        print(f"(OHSUMED skipped: no {folder})", file=sys.stderr)
+        return None
+    return load_ohsumed_fold1_train(data_dir)
 
 
 if __name__ == "__main__":

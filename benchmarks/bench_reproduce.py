@@ -6,8 +6,8 @@ benchmarks on this machine, and write docs/speed.md (generated; never edit it by
     python benchmarks/bench_reproduce.py --reproduce --peers rerun   # make reproduce PEERS=rerun
     python benchmarks/bench_reproduce.py --quick              # make reproduce-quick
     python benchmarks/bench_reproduce.py --tests              # make test and make test-fast
-    python benchmarks/bench_reproduce.py --learners           # the scripts of `make bench`
-    python benchmarks/bench_reproduce.py --learners bench_predtron.py   # one of them
+    python benchmarks/bench_reproduce.py --learners           # every entry of LEARNER_BENCHMARKS
+    python benchmarks/bench_reproduce.py --learners bench_predtron.py   # one of them (each of its entries)
     python benchmarks/bench_reproduce.py --render             # docs/speed.md from docs/speed.json only
 
 Each part measures what it names and replaces only its own rows of ``docs/speed.json`` (the data)
@@ -40,11 +40,13 @@ from ordrank.progress import StepTimes
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "docs" / "speed.json"
 PAGE = REPO / "docs" / "speed.md"
-LEARNER_BENCHMARKS = ["bench_prank_synthetic.py", "bench_eachmovie.py", "bench_svor.py",
-                      "bench_predtron.py", "bench_predtron_update.py", "bench_model_selection.py",
-                      "bench_letor_reader.py", "bench_web_scale.py", "bench_ranksvm_solvers.py", "bench_engines.py"]
+# The page's entries: a script and the parts it runs (its section's title and key in docs/speed.json)
+LEARNER_BENCHMARKS = ["bench_prank_synthetic.py", "bench_eachmovie.py --part movielens protocol scaling",
+                      "bench_svor.py --part fits", "bench_predtron.py --part experiments engine",
+                      "bench_predtron.py --part update", "bench_svor.py --part selection", "bench_letor_reader.py",
+                      "bench_web_scale.py", "bench_ranking.py --part solvers", "bench_engines.py"]
 # bench_web_scale.py's runs are results/letor_web's committed tables; --large: the 1e7-pair rows too
-LEARNER_ARGS = {"bench_web_scale.py": ["--publish"], "bench_ranksvm_solvers.py": ["--large"]}
+LEARNER_ARGS = {"bench_web_scale.py": ["--publish"], "bench_ranking.py --part solvers": ["--large"]}
 
 
 def about(seconds: float) -> str:
@@ -108,16 +110,21 @@ def tests(data: dict) -> None:
         commands[f"make {target}"] = timed(["make", target], stdout=subprocess.DEVNULL)
 
 
-def learners(data: dict, scripts: list[str]) -> None:
+def learners(data: dict, entries: list[str]) -> None:
+    """Run each entry of LEARNER_BENCHMARKS (a script and its parts) and keep its output as its row."""
     rows = data.setdefault("learners", {})
-    for script in scripts:
-        if not (REPO / "benchmarks" / script).is_file():
-            continue
+    for entry in entries:
+        script, *parts = entry.split()
         with tempfile.TemporaryFile("w+") as out:
-            row = timed([sys.executable, f"benchmarks/{script}", *LEARNER_ARGS.get(script, [])], stdout=out,
+            row = timed([sys.executable, f"benchmarks/{script}", *parts, *LEARNER_ARGS.get(entry, [])], stdout=out,
                         stderr=subprocess.STDOUT)
             out.seek(0)
-            rows[script] = {**row, "output": out.read().rstrip()}
+            rows[entry] = {**row, "output": out.read().rstrip()}
+
+
+def chosen_entries(names: list[str]) -> list[str]:
+    """The entries of LEARNER_BENCHMARKS that ``names`` name (an entry, or a script: each of its entries)."""
+    return [entry for entry in LEARNER_BENCHMARKS if entry in names or entry.split()[0] in names]
 
 
 def minutes(seconds: float) -> str:
@@ -157,8 +164,8 @@ def render(data: dict) -> str:
                       f"Sum of the steps: {minutes(total['wall'])} wall, {minutes(total['cpu'])} CPU.", ""]
     if data.get("learners"):
         lines += ["## The learners' benchmarks (`make bench`)", ""]
-        for script, row in data["learners"].items():
-            lines += [f"### `benchmarks/{script}`", "",
+        for entry, row in data["learners"].items():
+            lines += [f"### `benchmarks/{entry}`", "",
                       f"{row['date']}, {minutes(row['wall'])} wall, load {row['load_before']:.1f} → "
                       f"{row['load_after']:.1f}.", "", "```text", row["output"], "```", ""]
     return "\n".join(lines)
@@ -190,10 +197,10 @@ def main(argv=None) -> int:
     if args.tests:
         tests(data)
     if args.learners is not None:
-        unknown = sorted(set(args.learners) - set(LEARNER_BENCHMARKS))
+        unknown = sorted(name for name in args.learners if not chosen_entries([name]))
         if unknown:
             parser.error(f"--learners: unknown scripts {unknown}; choose from {LEARNER_BENCHMARKS}")
-        learners(data, args.learners or LEARNER_BENCHMARKS)
+        learners(data, chosen_entries(args.learners) if args.learners else LEARNER_BENCHMARKS)
     DATA.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     PAGE.write_text(render(data) + "\n", encoding="utf-8")
     print(PAGE.read_text(encoding="utf-8"))

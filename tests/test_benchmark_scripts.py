@@ -1,6 +1,11 @@
-"""The scripts the Makefile's targets run take the data folder by the loaders' one rule: a script that
-reads data (it names ``ORDRANK_DATA``, ``data_dir`` or ``resolve_data_dir``) documents ``--data-dir``
-in its ``--help`` (default ``$ORDRANK_DATA``, else ``data/``), and no script edits ``sys.path``."""
+"""The benchmark scripts: at most 12, one per question, each its own usage doc (every ``--part`` it
+offers described in its docstring); a script that reads data (it names ``ORDRANK_DATA``, ``data_dir``
+or ``resolve_data_dir``) takes the data folder by the loaders' one rule and documents ``--data-dir`` in
+its ``--help`` (default ``$ORDRANK_DATA``, else ``data/``); no benchmark file edits ``sys.path``; the
+speed page's learners' sections are entries of ``bench_reproduce.LEARNER_BENCHMARKS`` that run."""
+import ast
+import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -10,6 +15,7 @@ import pytest
 from conftest import REPO
 
 READS_DATA = re.compile(r"ORDRANK_DATA|resolve_data_dir|\bdata_dir\b")
+SCRIPTS = sorted(str(p.relative_to(REPO)) for p in (REPO / "benchmarks").glob("bench_*.py"))
 
 
 def makefile_scripts() -> list[str]:
@@ -19,24 +25,75 @@ def makefile_scripts() -> list[str]:
     return sorted(set(scripts))
 
 
+def reads_data(script: str) -> bool:
+    """The script, or a module of benchmarks/parts it imports, names the data folder."""
+    text = (REPO / script).read_text(encoding="utf-8")
+    parts = re.findall(r"from parts import ([\w, ]+)", text)
+    modules = [REPO / "benchmarks" / "parts" / f"{m.strip()}.py" for names in parts for m in names.split(",")]
+    return any(READS_DATA.search(t) for t in [text, *(m.read_text(encoding="utf-8") for m in modules)])
+
+
+def help_text(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args, "--help"], cwd=REPO, capture_output=True, text=True, timeout=120)
+
+
 def test_the_makefile_runs_benchmarks_and_experiments():
     scripts = makefile_scripts()
     assert "benchmarks/bench_eachmovie.py" in scripts and "experiments/reproduce.py" in scripts, scripts
 
 
-OTHER_DATA_SCRIPTS = ["benchmarks/bench_ranking.py", "benchmarks/bench_rankboost.py"]  # run by hand
+def test_at_most_twelve_benchmark_scripts():
+    assert 0 < len(SCRIPTS) <= 12, SCRIPTS
 
 
-@pytest.mark.parametrize("script", [s for s in makefile_scripts() + OTHER_DATA_SCRIPTS
-                                    if READS_DATA.search((REPO / s).read_text(encoding="utf-8"))])
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_a_script_is_its_usage_doc_and_describes_each_part(script):
+    doc = ast.get_docstring(ast.parse((REPO / script).read_text(encoding="utf-8")))
+    assert doc and f"python {script}" in doc, f"{script}: its docstring shows no usage line"
+    done = help_text(script)
+    assert done.returncode == 0, done.stderr
+    choices = re.search(r"--part \{([^}]*)\}", done.stdout)
+    for part in (choices.group(1).split(",") if choices else []):
+        assert part == "all" or re.search(rf"^{re.escape(part)}$", doc, re.M), \
+            f"{script}: its docstring does not describe the part {part!r} (a line of its own)"
+
+
+@pytest.mark.parametrize("script", [s for s in sorted(set(makefile_scripts() + SCRIPTS)) if reads_data(s)])
 def test_a_script_that_reads_data_documents_data_dir(script):
-    done = subprocess.run([sys.executable, script, "--help"], cwd=REPO, capture_output=True, text=True,
-                          timeout=120)
+    done = help_text(script)
     assert done.returncode == 0, done.stderr
     assert re.search(r"--data-dir\b", done.stdout), f"{script} --help does not document --data-dir"
 
 
-@pytest.mark.parametrize("script", [s for s in makefile_scripts() if s.startswith("benchmarks/")]
-                         + OTHER_DATA_SCRIPTS + ["benchmarks/bench_model_selection.py"])
-def test_no_benchmark_script_edits_sys_path(script):
-    assert "sys.path" not in (REPO / script).read_text(encoding="utf-8"), script
+@pytest.mark.parametrize("path", sorted(str(p.relative_to(REPO)) for p in (REPO / "benchmarks").rglob("*.py")))
+def test_no_benchmark_file_edits_sys_path(path):
+    assert "sys.path" not in (REPO / path).read_text(encoding="utf-8"), path
+
+
+def bench_reproduce():
+    spec = importlib.util.spec_from_file_location("bench_reproduce", REPO / "benchmarks" / "bench_reproduce.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_speed_pages_sections_are_entries_that_run():
+    """Each stored section is an entry, and each entry names a script and parts it accepts (argparse
+    checks ``--part``'s choices before it reaches ``--help``)."""
+    entries = bench_reproduce().LEARNER_BENCHMARKS
+    stored = json.loads((REPO / "docs" / "speed.json").read_text(encoding="utf-8")).get("learners", {})
+    assert set(stored) <= set(entries), sorted(set(stored) - set(entries))
+    for entry in entries:
+        script, *parts = entry.split()
+        done = help_text(f"benchmarks/{script}", *parts)
+        assert done.returncode == 0, f"{entry}: {done.stderr}"
+
+
+def test_a_part_runs_alone():
+    """bench_predtron.py's update part at its smallest: its table, one row per (m, margin), nothing else."""
+    done = subprocess.run([sys.executable, "benchmarks/bench_predtron.py", "--part", "update", "--updates", "5",
+                           "--repeats", "1"], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rows = re.findall(r"^\|\s+(20|100) \| (l1|l2)\s+\|\s+5/5\s+\|\s+\d+ \|\s+\d+ \|$", done.stdout, re.M)
+    assert sorted(rows) == [("100", "l1"), ("100", "l2"), ("20", "l1"), ("20", "l2")], done.stdout
+    assert "run.py" not in done.stdout and "engine" not in done.stdout, done.stdout

@@ -122,7 +122,7 @@ def test_squared_hinge_gap_is_a_certified_bound(C):
 ])
 def test_auto_rule(monkeypatch, docs, levels, threshold, expected):
     """solver="auto": the smoothed Newton from AUTO_NEWTON_PAIRS pairs where sweeps count them, else the
-    cutting plane (benchmarks/bench_ranksvm_solvers.py: faster on small queries up to 1e7 pairs)."""
+    cutting plane (benchmarks/bench_ranking.py --part solvers: faster on small queries up to 1e7 pairs)."""
     rng = np.random.default_rng(0)
     qid = np.repeat(np.arange(30), docs)
     X = rng.normal(size=(len(qid), 4))

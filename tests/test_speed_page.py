@@ -78,7 +78,7 @@ def test_reproduce_writes_its_step_times(tmp_path):
 @pytest.mark.parametrize("entry", ["run.py", "experiments/reproduce.py"])
 def test_entry_points_turn_off_numpys_huge_page_advice(entry):
     """run.py and reproduce.py set NUMPY_MADVISE_HUGEPAGE=0 before numpy loads (a job 1.3× faster
-    on the 2-core VM, benchmarks/bench_model_selection.py (d)); a caller's own value wins."""
+    on the 2-core VM, benchmarks/bench_svor.py --part selection (d)); a caller's own value wins."""
     import os
     import subprocess
     import sys

@@ -30,7 +30,7 @@ ratings and 2,348 (3.8%) with >= 200; the most popular item is rated by 30,778 u
 median item by 812. Rank shares equal ``EACHMOVIE_SHARES`` to 0.1%. The mean Pearson correlation
 between the 300 most active users, over pairs with >= 20 co-rated items, is 0.18 (90% of pairs
 positive; MovieLens-100K: 0.17, 83%). Generation takes about 2 s and 0.33 GB peak resident
-memory (``benchmarks/bench_eachmovie_generator.py``); 200,000 users take about 8 s. A log-normal
+memory (``benchmarks/bench_eachmovie.py --part generator``); 200,000 users take about 8 s. A log-normal
 with 12% of users above 100 ratings cannot have a mean below about 51 ratings, so the defaults
 trade a slightly smaller share above 100 for a total near EachMovie's.
 """

@@ -1,5 +1,5 @@
 """Ordinal data with ranks at the quantiles of a noisy score: the SVOR benchmarks' synthetic data
-(benchmarks/bench_svor.py, benchmarks/bench_model_selection.py)."""
+(benchmarks/bench_svor.py, parts fits and selection)."""
 from __future__ import annotations
 
 import numpy as np

@@ -32,7 +32,7 @@ docs/svor_solver.md):
   interior point's cost in pair steps; where it has not converged by then (C times the kernel's
   scale large), the interior point. Either way the same optimum within ``tol`` (``solver_``
   says which); from n = 1000 no slower than the authors' C code in
-  benchmarks/bench_model_selection.py.
+  ``benchmarks/bench_svor.py --part selection``.
 - ``solver="SMO"``: sequential minimal optimization, two variables per step, compiled with numba
   (:mod:`~ordrank.algorithms.qp.smo`); no QP solver. The authors' kind of solver (their C code
   takes the maximal violating pair, this one the second-order pair); its steps grow with C times

@@ -61,7 +61,7 @@ class RankSVM(RankingEstimator):
 
     ``solver="auto"`` (hinge) takes the smoothed Newton from ``AUTO_NEWTON_PAIRS`` = 1e6 pairs where
     the sweeps count the pairs (more than ``n_levels`` pairs per document: long queries), else the
-    cutting plane. Measured by ``benchmarks/bench_ranksvm_solvers.py`` (CPU time, tol = 1e-5,
+    cutting plane. Measured by ``bench_ranking.py --part solvers`` (benchmarks/; CPU time, tol = 1e-5,
     docs/speed.md): on MSLR-shaped queries (~5,000 pairs each) the smoothed Newton is 1.4–3.4×
     faster from 1e6 pairs at C = 1e-2 and 11–29× at C = 1 (the cutting plane: 361 rounds at 1e6
     pairs, over 120 s at 1e7), the two within 1.4× at C = 1e-4; below 1e6 pairs the faster one turns

@@ -1,31 +1,7 @@
-"""SVORIM (or Reduction-SVM) at the papers' training sizes: ordrank's against skordinal's, same fits.
-
-    python benchmarks/bench_svor_papers_sizes.py [--sets bank2 computer2 calhousing census2]
-                                                 [--bins 10] [--C 10] [--gamma 0.1] [--split 0]
-                                                 [--diagonal-jitter 0 0.001]
-    python benchmarks/bench_svor_papers_sizes.py --reduction [--learners ordrank-SMO ordrank-LIBSVM skordinal]
-
-``--reduction`` times Reduction-SVM instead: ordrank's SMO on the base kernel, ordrank's LIBSVM on the
-precomputed extended kernel (skipped where that matrix, 8·(n(K−1))² bytes, exceeds ``--max-gram-gb``)
-and skordinal's REDSVM (Lin's libsvm-rank, the same reduction in C).
-
-The sizes of Chu & Keerthi (2007, Table 2; Li & Lin 2006 used the same): bank 3,000, computer 4,000,
-california 5,000 and census 6,000 training rows, the rest as test, drawn from ORCA's complete data
-sets as ``+experiment=svor_benchmark_papers_sizes`` draws them (``dataset.redraw``, seed 0, split
-``--split``; not the papers' own splits, which are not public). One fit per set at one (C, γ),
-Gaussian kernel, implicit constraints, tolerance 1e-3, ours by default with skordinal's 0.001 on the
-Gram diagonal (the same problem; ``--diagonal-jitter 0`` fits the textbook dual, as the experiment's
-configs do; several values fit ordrank's learners once per value, the label ending in ``+J<value>``).
-Prints each fit's wall and CPU seconds, the test MAE and zero-one error and the share of test
-predictions equal to the first learner's. To estimate the experiment's cost from a fit's time: one
-job is 3-fold CV over the 3 × 3 grid plus the final fit, about 4 × 9 fits on 2/3 of the rows plus
-one (an upper bound: the fits of a C grid share one compiled problem per fold).
-
-Run on demand (not a test). Times depend on the machine's load; CPU seconds depend on it less.
-"""
+"""bench_svor.py's part ``papers-sizes``: SVORIM (or Reduction-SVM) at the papers' training sizes,
+ordrank's against skordinal's, same fits. What each line shows: the script's docstring."""
 from __future__ import annotations
 
-import argparse
 import os
 import time
 from functools import partial
@@ -42,9 +18,10 @@ from ordrank.datasets.partitions import BenchmarkData
 from ordrank.metrics.ordinal import mean_absolute_error, mean_zero_one_error
 
 # the experiment's own sizes and redraw (seed, number of splits), read from its config
-CONFIG = OmegaConf.load(Path(__file__).resolve().parents[1] / "conf" / "experiment" / "svor_benchmark"
+CONFIG = OmegaConf.load(Path(__file__).resolve().parents[2] / "conf" / "experiment" / "svor_benchmark"
                         / "papers_sizes.yaml")
 SIZES = dict(CONFIG.train_sizes)
+IMPLEMENTATIONS = ["ordrank-SMO", "ordrank-QP", "ordrank-LIBSVM", "skordinal"]
 
 
 def timed(fit):
@@ -53,36 +30,14 @@ def timed(fit):
     return model, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sets", nargs="+", default=list(SIZES), choices=list(SIZES))
-    parser.add_argument("--bins", type=int, default=10, choices=(5, 10))
-    parser.add_argument("--C", type=float, default=10.0)
-    parser.add_argument("--gamma", type=float, default=0.1)
-    parser.add_argument("--constraints", default="implicit", choices=("implicit", "explicit"))
-    parser.add_argument("--split", type=int, default=0, help="which redrawn partition (0-19)")
-    parser.add_argument("--diagonal-jitter", type=float, nargs="+", default=[0.001],
-                        help="ordrank's SVOR diagonal_jitter, one fit per value (skordinal's C code always "
-                             "adds 0.001)")
-    parser.add_argument("--learners", nargs="+", default=["ordrank-SMO", "skordinal"],
-                        choices=["ordrank-SMO", "ordrank-QP", "ordrank-LIBSVM", "skordinal"],
-                        help="the first is the one the others' predictions are compared with "
-                             "(ordrank-QP: SVOR's default solver='auto', SMO within a budget of pair steps, "
-                             "then the interior point; "
-                             "ordrank-LIBSVM: Reduction-SVM's precomputed extended kernel)")
-    parser.add_argument("--reduction", action="store_true", help="Reduction-SVM instead of SVOR")
-    parser.add_argument("--max-gram-gb", type=float, default=6.0,
-                        help="skip ordrank-LIBSVM where the extended Gram matrix would exceed this")
-    args = parser.parse_args(argv)
-    if args.reduction:
-        return reduction_main(args)
-    data_dir = os.environ.get("ORDRANK_DATA", "data")
+def svor_fits(args, data_dir):
+    """SVOR on each of ``args.sets``: skordinal once, ordrank's implementations once per jitter value."""
     print(f"SVOR {args.constraints}, {args.bins} bins, C={args.C:g}, gamma={args.gamma:g}, redrawn split {args.split}, "
           f"ordrank's diagonal_jitter={', '.join(f'{j:g}' for j in args.diagonal_jitter)} "
           f"(load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     skordinal = partial(SkordinalSVOR, C=args.C, gamma=args.gamma, kernel="rbf", constraints=args.constraints, tol=1e-3)
     runs = []  # (label, learner): skordinal once, ordrank's learners once per jitter value
-    for label in args.learners:
+    for label in args.implementations:
         if label == "skordinal":
             runs.append((label, skordinal))
             continue
@@ -108,8 +63,8 @@ def split_of(name, bins, data_dir, split=0):
     return scaler.transform(X), y, scaler.transform(X_test), y_test
 
 
-def reduction_main(args):
-    data_dir = os.environ.get("ORDRANK_DATA", "data")
+def reduction_fits(args, data_dir):
+    """Reduction-SVM on each of ``args.sets``: ordrank's SMO and LIBSVM, skordinal's REDSVM."""
     print(f"Reduction-SVM, {args.bins} bins, C={args.C:g}, gamma={args.gamma:g}, redrawn split {args.split} "
           f"(load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     reduction = partial(ReductionSVM, C=args.C, gamma=args.gamma)
@@ -119,7 +74,7 @@ def reduction_main(args):
     for name in args.sets:
         data, predictions = split_of(name, args.bins, data_dir, args.split), {}
         X, y, X_test, y_test = data
-        for label in args.learners:
+        for label in args.implementations:
             if label not in learners:
                 continue
             gram_gb = 8 * (len(y) * (len(np.unique(y)) - 1)) ** 2 / 1e9
@@ -146,7 +101,3 @@ def fit_and_print(name, label, make, data, predictions, width):
     print(f"{name:<11}{len(y):>6}{len(y_test):>7}{label:>{width}}{wall:>9.1f}{cpu:>8.1f}"
           f"{mean_absolute_error(y_test, predictions[label]):>8.4f}"
           f"{mean_zero_one_error(y_test, predictions[label]):>8.4f}{equal:>7}", flush=True)
-
-
-if __name__ == "__main__":
-    main()

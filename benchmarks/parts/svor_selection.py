@@ -1,55 +1,10 @@
-"""Model selection of the SVOR benchmark's kernel learners, and one SVORIM fit against the C SMO.
-
-    python benchmarks/bench_model_selection.py [--sizes 1000 3000] [--repeats 3]
-                                               [--fit-C 1] [--variants implicit [explicit]]
-                                               [--dataset abalone --bins 10 --split 0]
-                                               [--learners SVORIM SVOREX Reduction-SVM] [--skip-fits]
-                                               [--solvers [CLARABEL SMO] [--solver-splits 0 1 2]]
-                                               [--skip-pages]
-
-(a) One SVOR fit (implicit constraints unless ``--variants``; Gaussian kernel, C = 1 unless
-``--fit-C``, γ = 0.1, tol 1e-3; bench_svor.py's data, ordrank.datasets.quantile_ranks, noise 0.2): ordrank's
-default (``solver="auto"``: SMO within its budget, else the interior point; the one that ran in
-brackets), its Clarabel (the whole dual in cvxpy; the working set it used from 1000 rows is
-removed), its structured interior point (``solver="IPM"``), its SMO (``solver="SMO"``) and
-skordinal's SVOR (Chu & Keerthi's C SMO), best of ``--repeats`` alternating runs (the
-compiled-problem cache cleared before each), one thread each; the time ratio ordrank/skordinal and
-the share of equal predictions on the training rows.
-
-(b) The model selection of one job of ``+experiment=svor_benchmark`` (data set, bins, partition;
-the experiment's grids and 3 folds; ORDRANK_DATA must hold the ORCA data) for each learner,
-before and after, alternating: "before" is scikit-learn's GridSearchCV as
-``TrainTestPartitions.select`` ran it up to this change (candidate-major: each grid point on every
-fold, so SVOR's compiled problems, one per fold and γ, were evicted from the 8-entry cache before
-their next C, and Reduction-SVM built its extended Gram matrix at every fit); "after" is
-``select`` now (fold by fold, C fastest, inside ``qp.cache.reuse()``). Wall and CPU seconds,
-whether every grid point's mean CV score, the chosen values and the test MAE of the refit are
-identical (==, not within a tolerance), with the experiment's configured solver.
-
-(c) SVORIM's and SVOREX's model selection with the configured solver and with each of
-``--solvers`` (default: CLARABEL, the solver of the committed tables up to the IPM, and SMO; a
-solver change gives other floating-point results, the same optimum within ``tol``) on each of
-``--solver-splits``: time, choice, the refit's test MAE and zero-one error. ``--solvers`` with no
-name skips it.
-
-(d) One whole job of the sweep (``run.py``, the same data set, bins and partition) in a subprocess
-with ``NUMPY_MADVISE_HUGEPAGE=1`` (numpy's default: large arrays advised to transparent huge pages)
-and ``=0`` (what run.py, experiments/reproduce.py and the Makefile set): wall, user and system
-seconds and whether the two results tables are identical.
-
-Run on demand (not a test); the numbers depend on the machine's load, CPU seconds less so.
-"""
+"""bench_svor.py's part ``selection``: (a) one SVOR fit by each of ordrank's solvers against skordinal's,
+(b) the SVOR benchmark's model selection against scikit-learn's GridSearchCV, (c) that selection with
+other solvers, (d) one whole sweep job with and without numpy's huge-page advice. What each line
+shows: the script's docstring. The script sets one thread each before numpy loads."""
 from __future__ import annotations
 
 import os
-
-# one thread each (unless the caller set a count), before numpy, numba and clarabel load
-os.environ.update({var: os.environ.get(var, "1") for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                                                             "MKL_NUM_THREADS", "NUMBA_NUM_THREADS",
-                                                             "RAYON_NUM_THREADS")})
-os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")  # as run.py sets it for every job (--pages)
-
-import argparse
 import resource
 import subprocess
 import sys
@@ -74,8 +29,7 @@ from ordrank.app import build
 from ordrank.datasets.quantile_ranks import quantile_ranks
 from ordrank.metrics.ordinal import SCORINGS, mean_absolute_error, mean_zero_one_error
 
-ROOT = Path(__file__).resolve().parents[1]
-
+ROOT = Path(__file__).resolve().parents[2]
 
 def timed(run):
     cache.clear_cache()
@@ -116,10 +70,10 @@ def one_fit(sizes, repeats, Cs=(1.0,), variants=("implicit",)):
                 print("  ".join(line), flush=True)
 
 
-def job(dataset, bins, split, learners):
+def job(dataset, bins, split, learners, data_dir):
     with initialize_config_dir(str(ROOT / "conf"), version_base="1.3"):
         cfg = compose("config", overrides=[
-            "+experiment=svor_benchmark", f"dataset.name={dataset}", f"dataset.bins={bins}",
+            "+experiment=svor_benchmark", f"data_dir={data_dir}", f"dataset.name={dataset}", f"dataset.bins={bins}",
             f"protocol.splits={split}", f"only=[{','.join(learners)}]"])
     parts = build(cfg)
     protocol = parts["protocol"]
@@ -160,8 +114,8 @@ def new_select(protocol, learner, grid, folds, X, y):
     return params, np.average(record[-1], axis=1)
 
 
-def grid_search(dataset, bins, split, learners, repeats):
-    protocol, models, folds, (X, y, X_test, y_test) = job(dataset, bins, split, learners)
+def grid_search(dataset, bins, split, learners, repeats, data_dir):
+    protocol, models, folds, (X, y, X_test, y_test) = job(dataset, bins, split, learners, data_dir)
     print(f"(b) model selection on {dataset}, {bins} bins, partition {split} ({len(X)} training "
           f"rows, {protocol.cv_folds} folds), best of {repeats} alternating (wall s / CPU s)")
     totals = {"before": [0.0, 0.0], "after": [0.0, 0.0]}
@@ -187,13 +141,13 @@ def grid_search(dataset, bins, split, learners, repeats):
           f"{totals['after'][0]:6.2f} / {totals['after'][1]:6.2f}")
 
 
-def solver_selection(dataset, bins, splits, learners, solvers):
+def solver_selection(dataset, bins, splits, learners, solvers, data_dir):
     """The configured solver (conf/algorithm/svorim.yaml) against each of ``solvers`` in
     model selection, select's order (after)."""
     print(f"(c) SVOR's model selection with the configured solver and with {', '.join(solvers)} on "
           f"{dataset}, {bins} bins (wall s / CPU s; select, then the refit's test errors)")
     for split in splits:
-        protocol, models, folds, (X, y, X_test, y_test) = job(dataset, bins, split, learners)
+        protocol, models, folds, (X, y, X_test, y_test) = job(dataset, bins, split, learners, data_dir)
         for name in learners:
             if name not in ("SVORIM", "SVOREX"):
                 continue
@@ -211,7 +165,7 @@ def solver_selection(dataset, bins, splits, learners, solvers):
             print(f"  split {split} {name:7s} " + "  |  ".join(line))
 
 
-def pages(dataset, bins, split, repeats):
+def pages(dataset, bins, split, repeats, data_dir):
     """One whole job of svor_benchmark (``run.py``, every ordrank learner; the peers from the
     committed peer cache) with numpy's transparent-huge-page advice on and off, alternating."""
     print(f"(d) one svor_benchmark job ({dataset}, {bins} bins, partition {split}; run.py, one "
@@ -224,7 +178,7 @@ def pages(dataset, bins, split, repeats):
                 subprocess.run([sys.executable, str(ROOT / "run.py"), "+experiment=svor_benchmark",
                                 f"dataset.name={dataset}", f"dataset.bins={bins}",
                                 f"protocol.splits={split}", f"hydra.run.dir={tmp}/{flag}{repeat}",
-                                f"results_dir={ROOT / 'results'}"], check=True, cwd=ROOT,
+                                f"data_dir={data_dir}", f"results_dir={ROOT / 'results'}"], check=True, cwd=ROOT,
                                env={**os.environ, "NUMPY_MADVISE_HUGEPAGE": flag},
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 after, wall = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter() - start
@@ -235,36 +189,3 @@ def pages(dataset, bins, split, repeats):
         print(f"  {label:38s} {best[flag][0]:6.2f} / {best[flag][1]:6.2f} / {best[flag][2]:6.2f}")
     print(f"  wall x{best['1'][0] / best['0'][0]:4.2f}; results tables identical: "
           f"{tables['1'].equals(tables['0'])}")
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 3000])
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--fit-C", type=float, nargs="+", default=[1.0], help="(a)'s C values")
-    parser.add_argument("--variants", nargs="+", default=["implicit"],
-                        choices=["implicit", "explicit"], help="(a)'s constraints")
-    parser.add_argument("--dataset", default="abalone")
-    parser.add_argument("--bins", type=int, default=10)
-    parser.add_argument("--split", type=int, default=0)
-    parser.add_argument("--learners", nargs="+", default=["SVORIM", "SVOREX", "Reduction-SVM"])
-    parser.add_argument("--skip-fits", action="store_true", help="no (a)")
-    parser.add_argument("--skip-grid", action="store_true", help="no (b)")
-    parser.add_argument("--solvers", nargs="*", default=["CLARABEL", "SMO"],
-                        help="(c): SVOR's selection with these solvers beside the configured one")
-    parser.add_argument("--solver-splits", type=int, nargs="+", default=[0])
-    parser.add_argument("--skip-pages", action="store_true", help="no (d)")
-    args = parser.parse_args(argv)
-    if not args.skip_fits:
-        one_fit(args.sizes, args.repeats, args.fit_C, args.variants)
-    if not args.skip_grid:
-        grid_search(args.dataset, args.bins, args.split, args.learners, args.repeats)
-    if args.solvers:
-        solver_selection(args.dataset, args.bins, args.solver_splits, args.learners, args.solvers)
-    if not args.skip_pages:
-        pages(args.dataset, args.bins, args.split, min(args.repeats, 2))
-
-
-if __name__ == "__main__":
-    main()

@@ -1,46 +1,12 @@
-"""The linear RankSVM's two hinge solvers on the same data: the basis of ``solver="auto"``'s rule.
-
-    python benchmarks/bench_ranksvm_solvers.py [--quick | --large] [--tol 1e-5] [--limit 120]
-        [--data mslr subset ohsumed]
-    python benchmarks/bench_ranksvm_solvers.py --raw [--limit 120]
-
-``RankSVM(solver="cutting_plane")`` and ``RankSVM(solver="smoothed_newton")`` (same C, tol and
-max_iter; both stop on the same certified relative duality gap ``tol``) at a range of preference-pair
-counts straddling ``AUTO_NEWTON_PAIRS`` (from which ``"auto"`` takes the smoothed Newton where the
-pairs are counted by sweeps, not from the explicit pairs: more than ``n_levels`` pairs per document):
-
-- ``mslr``: the first queries of the training part of :func:`ordrank.datasets.mslr_shaped.mslr_shaped`
-  (MSLR-WEB10K's shape: long-tailed queries of ~120 documents, ~5,000 pairs each, 136 features,
-  float32), query-level normalized as ``+experiment=letor_web`` does; 1e4 .. 1e7 pairs; C from that
-  experiment's grid (1e-4, 1e-2) and 1.
-- ``subset``: Predtron's Figure 1 data (:class:`ordrank.datasets.subset_ranking.GaussianSubsetRanking`,
-  m = 20 documents per query, p = 30 features): small queries, few pairs per document (the cutting
-  plane counts them from the explicit pairs); C from that experiment's grid (0.01, 1, 10); 1.5e4 ..
-  1.2e6 pairs, ``--large`` adds 1e7 (68,000 queries: about 6 CPU minutes more).
-- ``ohsumed``: LETOR 3.0 OHSUMED Fold1's training part (367,663 pairs; the five folds have 283,484 ..
-  422,716), if ``$ORDRANK_DATA/letor3-ohsumed`` is there; C from the upper part of its grid.
-
-``--raw``: instead, RankSVM as ``+experiment=letor_web`` fits it (``solver="auto"``, tol = 1e-3, its C grid
-1e-4 .. 1e-2) on an MSLR-shaped sample (``mslr_shaped(scale=0.07)``: 48,679 training documents,
-3.8M pairs) with raw features (``features=none``: columns on scales from 1e-3 to 1e6) and query-level
-normalized: time, iterations, certified gap, objective (of each problem: not comparable across the
-two) and test NDCG@10, each fit the best of 3 by CPU time, and raw ÷ normalized CPU time per C.
-
-Each fit is timed by wall clock and by this process's CPU time (the machine's load shows in the first,
-not the second; the 1-minute load average is printed on each row); fits under one CPU second are
-repeated (best of 3). A fit over ``--limit`` CPU seconds is stopped (a SIGPROF timer) and shown as
-``> limit``; a fit stopped by max_iter shows its certified gap above tol. The faster solver is the one
-of less CPU time among those that reached tol. Prints a markdown table. Run on demand (not a test).
-"""
+"""bench_ranking.py's parts ``solvers`` and ``raw-features``: the linear RankSVM's two hinge solvers on
+the same data (the basis of ``solver="auto"``'s rule), and RankSVM on raw against query-level
+normalized features. What each table shows: the script's docstring."""
 from __future__ import annotations
 
-import argparse
 import os
 import signal
-import sys
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 
@@ -55,7 +21,7 @@ class OverLimit(Exception):
     pass
 
 
-def _over_limit(signum, frame):
+def over_limit(signum, frame):
     raise OverLimit
 
 
@@ -93,22 +59,13 @@ def subset(quick, large):
         yield "subset m=20 p=30", flat(X[:n], y[:n]), [0.01, 1.0] if n > 10_000 else [0.01, 1.0, 10.0]
 
 
-def ohsumed(quick, large):
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from bench_ranking import DATA, load_ohsumed_fold1_train
-
-    if not (DATA / "letor3-ohsumed" / "QueryLevelNorm" / "S1.txt").exists():
-        print(f"(OHSUMED skipped: no {DATA / 'letor3-ohsumed'})", file=sys.stderr)
-        return
-    yield "OHSUMED Fold1 train", load_ohsumed_fold1_train(), [1e-4, 1e-2, 1e-1]
-
-
 def raw_vs_normalized(limit):
     """The ``--raw`` table: one fit per (features, C), ``limit`` CPU seconds each."""
     from ordrank.datasets.mslr_shaped import mslr_shaped
     from ordrank.features.query_norm import query_level_norm
     from ordrank.metrics.ranking import ndcg_at_k
 
+    signal.signal(signal.SIGPROF, over_limit)
     parts = mslr_shaped(scale=0.07, seed=0)
     train, test = parts["train"], parts["test"]
     print(f"RankSVM hinge, solver auto, tol=1e-3, max_iter=1000, MSLR-shaped scale 0.07: "
@@ -170,45 +127,42 @@ def fit(solver, C, tol, limit, X, y, qid):
     return best
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="up to 3e5 pairs")
-    parser.add_argument("--large", action="store_true", help="small queries up to 1e7 pairs too")
-    parser.add_argument("--tol", type=float, default=1e-5, help="both solvers' certified relative gap")
-    parser.add_argument("--limit", type=float, default=120.0, help="CPU seconds per fit before it is stopped")
-    parser.add_argument("--data", nargs="+", choices=["mslr", "subset", "ohsumed"],
-                        default=["mslr", "subset", "ohsumed"])
-    parser.add_argument("--raw", action="store_true", help="raw vs normalized MSLR-shaped features only")
-    args = parser.parse_args()
-    signal.signal(signal.SIGPROF, _over_limit)
-    if args.raw:
-        return raw_vs_normalized(args.limit)
+def solvers(quick, large, tol, limit, data, ohsumed):
+    """The solvers' table on each of ``data`` (mslr, subset, ohsumed); ``ohsumed()``: OHSUMED Fold1's
+    training part (X, y, qid), or None where the data folder lacks it."""
+    signal.signal(signal.SIGPROF, over_limit)
     start, load = time.perf_counter(), os.getloadavg()[0]
     tiny = np.random.default_rng(0).normal(size=(40, 3))
     for solver in SOLVERS:  # compile the numba kernels before any timing
         RankSVM(solver=solver).fit(tiny, np.arange(40) % 3, np.repeat(np.arange(4), 10))
-    print(f"RankSVM hinge, tol={args.tol:g}, max_iter=1000; load {load:.1f} on {os.cpu_count()} cores; "
+    print(f"RankSVM hinge, tol={tol:g}, max_iter=1000; load {load:.1f} on {os.cpu_count()} cores; "
           f"time = wall / CPU s; auto: smoothed Newton from {AUTO_NEWTON_PAIRS:,} pairs counted by sweeps\n")
     head = ["data", "queries", "pairs", "C"]
     for name in SOLVERS.values():
         head += [f"{name} s", "iters", "gap", "objective"]
     print("| " + " | ".join(head + ["faster", "auto", "load"]) + " |")
     print("|" + "---|" * 4 + "---:|" * 8 + "---|---|---:|")
-    sources = {"mslr": mslr, "subset": subset, "ohsumed": ohsumed}
-    for key in args.data:
-        for label, (X, y, qid), Cs in sources[key](args.quick, args.large):
+
+    def letor():
+        found = ohsumed()
+        if found is not None:
+            yield "OHSUMED Fold1 train", found, [1e-4, 1e-2, 1e-1]
+
+    sources = {"mslr": lambda: mslr(quick, large), "subset": lambda: subset(quick, large), "ohsumed": letor}
+    for key in data:
+        for label, (X, y, qid), Cs in sources[key]():
             pairs, queries = count_pairs(y, qid), len(query_offsets(qid)) - 1
             # as ranksvm_primal._Problem: at most n_levels pairs per document, the explicit pairs
             sweeps = pairs > len(y) * len(np.unique(y))
             for C in Cs:
                 cells, cpu = [label, f"{queries:,}", f"{pairs:,}", f"{C:g}"], {}
                 for solver in SOLVERS:
-                    run = fit(solver, C, args.tol, args.limit, X, y, qid)
+                    run = fit(solver, C, tol, limit, X, y, qid)
                     if run is None:
-                        cells += [f"> {args.limit:g} CPU", "", "", ""]
+                        cells += [f"> {limit:g} CPU", "", "", ""]
                         continue
                     wall, seconds, model = run
-                    if model.gap_ <= args.tol:
+                    if model.gap_ <= tol:
                         cpu[solver] = seconds
                     cells += [f"{wall:.2f} / {seconds:.2f}", str(model.n_iter_), f"{model.gap_:.1e}",
                               f"{model.objective_:.7g}"]
@@ -224,7 +178,3 @@ def main():
                 cells.append(f"{os.getloadavg()[0]:.1f}")
                 print("| " + " | ".join(cells) + " |", flush=True)
     print(f"\n{(time.perf_counter() - start) / 60:.1f} min; load {load:.1f} → {os.getloadavg()[0]:.1f}")
-
-
-if __name__ == "__main__":
-    main()
