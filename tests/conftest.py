@@ -100,6 +100,7 @@ def quick_reproduction(shared_data_dir, tmp_path_factory):
     return reproduce_quick_in_a_fresh_clone(shared_data_dir, tmp_path_factory.mktemp("fresh_clone"))
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the xdist_group marks
 def pytest_collection_modifyitems(config, items):
     """With pytest-xdist (`make test` runs ``-n auto --dist loadgroup``), keep each expensive
     shared fixture computed once: the tests of one module-scoped fixture run on one worker (an
