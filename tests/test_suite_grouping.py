@@ -29,9 +29,10 @@ def test_free(i):
 
 def test_tests_of_one_module_fixture_run_on_one_worker(tmp_path):
     (tmp_path / "test_inner.py").write_text(INNER)
+    suite = str(Path(__file__).with_name("conftest.py"))
     (tmp_path / "conftest.py").write_text(  # the suite's grouping hook, and nothing else of its conftest
         "import importlib.util\n"
-        f"spec = importlib.util.spec_from_file_location('suite_conftest', {str(Path(__file__).with_name('conftest.py'))!r})\n"
+        f"spec = importlib.util.spec_from_file_location('suite_conftest', {suite!r})\n"
         "suite = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(suite)\n"
         "pytest_collection_modifyitems = suite.pytest_collection_modifyitems\n")
     done = subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-p", "no:randomly",
