@@ -76,7 +76,7 @@ import time
 import numpy as np
 
 from ordrank.algorithms.ranking import RankBoost, RankBoostOrdinal, RankNet, RankSVM
-from ordrank.datasets.ratings import resolve_data_dir
+from ordrank.datasets.data_dir import resolve_data_dir
 from ordrank.queries import count_pairs, preference_pairs
 
 PARTS = ["ohsumed", "synthetic", "rankboost", "solvers", "raw-features"]

@@ -137,7 +137,7 @@ def main(argv=None):
         os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")  # as run.py sets it for every job (d)
     from parts import svor_fits, svor_papers_sizes, svor_selection
 
-    from ordrank.datasets.ratings import resolve_data_dir
+    from ordrank.datasets.data_dir import resolve_data_dir
 
     data_dir = resolve_data_dir(args.data_dir)
     if "fits" in chosen:
