@@ -52,11 +52,11 @@ run: $(STAMP)
 # Every paper experiment (experiments/reproduce.py --list), then every report, figure and results page table.
 # It checks the data first; every sweep job is recomputed (--fresh) through a scratch table under build/sweeps/,
 # so a killed run started again runs only the jobs it lacks.
-# The peers' pieces (skordinal, mord) come from results/<experiment>/peer_cache.parquet where it has them;
-# `make reproduce PEERS=rerun` fits them again (docs/sweeps.md: Peer cache).
-PEERS ?= cached
+# External learners' pieces (skordinal, mord) come from results/<experiment>/external_cache.parquet where it has them;
+# `make reproduce EXTERNAL=rerun` fits them again (docs/sweeps.md: External cache).
+EXTERNAL ?= cached
 reproduce: $(STAMP)
-	$(BIN)/python experiments/reproduce.py --fresh --peers $(PEERS)
+	$(BIN)/python experiments/reproduce.py --fresh --external $(EXTERNAL)
 
 reproduce-quick: $(STAMP)   ## the same at small sizes, into build/quick/ (never the committed results)
 	$(BIN)/python experiments/reproduce.py --quick --fresh

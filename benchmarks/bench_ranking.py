@@ -1,4 +1,4 @@
-"""How fast are the pairwise and boosted rankers beside their oracles and peers: RankSVM and RankNet
+"""How fast are the pairwise and boosted rankers beside their oracles and external: RankSVM and RankNet
 against the explicit pairs and LightGBM, RankBoost's rounds, and RankSVM's two hinge solvers.
 
     python benchmarks/bench_ranking.py [--part all|ohsumed|synthetic|rankboost|solvers|raw-features ...]

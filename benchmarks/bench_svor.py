@@ -57,8 +57,8 @@ selection
     ``--solvers`` (default: CLARABEL and SMO; a solver change gives other floating-point results, the
     same optimum within ``tol``) on each of ``--solver-splits``: time, choice, the refit's test MAE and
     zero-one error. ``--solvers`` with no name skips it.
-    (d) One whole job of the sweep (``run.py``, the same data set, bins and partition; the peers from
-    the committed peer cache) in a subprocess with ``NUMPY_MADVISE_HUGEPAGE=1`` (numpy's default:
+    (d) One whole job of the sweep (``run.py``, the same data set, bins and partition; the external learners from
+    the committed external cache) in a subprocess with ``NUMPY_MADVISE_HUGEPAGE=1`` (numpy's default:
     large arrays advised to transparent huge pages) and ``=0`` (what run.py, experiments/reproduce.py
     and the Makefile set), best of min(``--repeats``, 2): wall, user and system seconds and whether the
     two results tables are identical. ``--skip-pages``: no (d).

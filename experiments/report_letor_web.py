@@ -110,7 +110,7 @@ def render(results: Path) -> str:
                   "much the data's run varies from one process to the next).", ""]
     lines += ["## Published figures on the real MSLR-WEB30K (a different data set: references only)", "",
               "Fold1: trained on S1–S3 (2,270,296 documents, 18,919 queries), tested on S5; other hardware, "
-              "16 threads. Not comparable with the generated data above: they show what the peers reach on "
+              "16 threads. Not comparable with the generated data above: they show what the external learners reach on "
               "the real set and how long they take there.", "",
               "| learner | NDCG@1 | NDCG@5 | NDCG@10 | time | memory | source |", "|---|---|---|---|---|---|---|"]
     for name, source, n1, n5, n10, seconds, memory in PUBLISHED:

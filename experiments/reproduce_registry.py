@@ -66,7 +66,7 @@ REGISTRY = [
     Entry("predtron_l1_vs_l2", "predtron_l1_vs_l2", quick=PREDTRON_QUICK + ("protocol.p=[500,1000]",),
           paper="Jain, Natarajan & Tewari 2015 (Predtron), Figure 1 (c)"),
     Entry("letor_ohsumed", "letor_ohsumed", quick=("+quick=letor_ohsumed",), data=("letor3-ohsumed",),
-          paper="Qin, Liu, Xu & Li 2010 (LETOR 3.0 OHSUMED): RankSVM, RankNet and peers"),
+          paper="Qin, Liu, Xu & Li 2010 (LETOR 3.0 OHSUMED): RankSVM, RankNet and external learners"),
     Entry("svor_benchmark", "svor_benchmark", quick=("+quick=svor_benchmark",),
           data=("orca",), sweep=True,
           paper="Chu & Keerthi 2005; Li & Lin 2006: SVOR, the reductions and their reference codes"),

@@ -82,7 +82,7 @@ display(Markdown(markdown_table(table, "zero_one")))
 # One point per benchmark (data set and bin count): mean test MAE of the x algorithm against the y algorithm, with ± 1
 # standard-error bars both ways. Points below the diagonal favour the y algorithm. Li & Lin compared
 # Reduction-boost with RankBoost; RankBoost is not run here (it is in `boost_benchmark.ipynb`), and
-# ORBoost (Lin & Li's all-threshold boosting, skordinal) is the nearest peer.
+# ORBoost (Lin & Li's all-threshold boosting, skordinal) is the nearest external learner.
 
 # %%
 PAIRS = [("SVORIM", "Reduction-SVM"), ("SVORIM", "Reduction-tree"), ("skordinal-ORBoost", "Reduction-boost")]

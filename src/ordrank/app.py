@@ -28,7 +28,7 @@ from tqdm.contrib.logging import logging_redirect_tqdm
 
 from ordrank.config_columns import check_algorithms, run_config
 from ordrank.datasets import naming
-from ordrank.results import peer_cache
+from ordrank.results import external_cache
 from ordrank.resume import reusable_pieces
 from ordrank.settings import check_settings
 from ordrank.results import (ERROR, FINISHED, atomic_path, finalize, partial_path, publish,
@@ -93,7 +93,7 @@ def build(cfg: DictConfig) -> dict:
     for name, spec in chosen.items():
         try:
             learner = instantiate(spec)
-            if hasattr(learner, "_parameter_constraints"):  # peers from other libraries may lack them
+            if hasattr(learner, "_parameter_constraints"):  # external learners from other libraries may lack them
                 learner._validate_params()
         except (ValueError, TypeError) as error:
             raise _prefixed(error, f"algorithms.{name}") from error
@@ -212,7 +212,7 @@ def _multirun() -> bool:
 
 def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
     parts = build(cfg)
-    peers = peer_cache.attach(cfg, parts["protocol"], output_dir)  # where the peers' rows come from
+    external = external_cache.attach(cfg, parts["protocol"], output_dir)  # where the external learners' rows come from
     kept["checked"] = True  # every setting is valid; from here on the run computes
     config = run_config(cfg)  # the config columns (ordrank.config_columns: what is left out, and why)
     key = job_key(cfg, config)
@@ -264,7 +264,7 @@ def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
         write_table(timings, timings_path(path))
     else:
         timings_path(path).unlink(missing_ok=True)
-    peers.write(cfg.experiment)  # the peer pieces it ran (ordrank.results.peer_cache), for the sweep's collector
+    external.write(cfg.experiment)  # its external learners' pieces (ordrank.results.external_cache), for the collector
     write_table(results, path)
     with atomic_path(marker) as tmp:  # a kill mid-write leaves no empty marker (a job not done)
         Path(tmp).write_text(key + "\n")

@@ -4,7 +4,7 @@ which keys a learner's config may hold.
 The columns are every value the configuration sets (the options' YAML files, the experiment, the
 command line), resolved, except where files are (so tables made on different machines compare equal),
 ``experiment`` (a column of its own), ``report`` (how a report shows the table, not a row),
-``peers`` (whether a peer's rows are fitted or taken from the peer cache: the same rows either way)
+``external`` (whether an external learner's rows are fitted or taken from the external cache: the same rows either way)
 and ``quick`` (the experiment a ``conf/quick/`` overlay shrinks; ``experiment`` names the run).
 
 A ``conf/algorithm/*.yaml`` lists only what differs from its estimator's defaults: its ``_target_``
@@ -28,7 +28,7 @@ from omegaconf import DictConfig, OmegaConf
 
 LOCATION_KEYS = {"hydra", "experiment", "data_dir", "path_or_data_dir", "table_name", "publish",
                  "results_dir", "only", "resume", "report",
-                 "peers",  # where a peer's rows come from (ordrank.results.peer_cache), not what they are
+                 "external",  # where external learners' rows come from (results.external_cache), not what
                  "quick"}  # which experiment a conf/quick/ overlay shrinks: ``experiment`` names the run
 
 
@@ -75,7 +75,7 @@ def estimator_parameters(target: str) -> dict[str, inspect.Parameter] | None:
 
 
 def same_value(a, b) -> bool:
-    """``a == b`` and of the same type: 1.0 is not the int 1 (a learner's parameters, and the peer
+    """``a == b`` and of the same type: 1.0 is not the int 1 (a learner's parameters, and the external learner
     cache's keys made of them, tell them apart)."""
     if type(a) is not type(b):
         return False
