@@ -21,16 +21,16 @@ machine's load, CPU seconds less so. With ``selection`` among the parts, every f
 
 fits
     ordrank's SVOR with its default solver ("auto": SMO, then the IPM where the SMO stalls) and with
-    its cvxpy reference dual (solver="CLARABEL") against skordinal's SVOR, same run. Synthetic data
+    its cvxpy oracle dual (solver="CLARABEL") against skordinal's SVOR, same run. Synthetic data
     (``ordrank.datasets.quantile_ranks``): 10 ranks (deciles of a latent score s + noise·std(s)·ε, s
     linear plus a sine in 8 Gaussian features), Gaussian kernel, C = 1, γ = 0.1, tolerance 1e-3,
     implicit constraints, at n = 150, 1000, 2000 (and 5000 with ``--large``), with little (0.2) and
     much (1.0) label noise: the SMO's time grows with the overlap of the ranks, the interior-point
     solver's hardly. Prints the best of ``--repeats`` fresh fits of each (the compiled-problem cache
     is cleared before each of ours); the ratio of the default's time to skordinal's (targets: ≤ 3 at
-    n = 1000, ≤ 4 at n = 2000) and the reference's, the stage that finished the default's fit, the
+    n = 1000, ≤ 4 at n = 2000) and the oracle's, the stage that finished the default's fit, the
     largest threshold difference to skordinal and the share of equal predictions (default's), the
-    form of the reference's kernel term (the factor's rank r, or "exact") and the smallest rank any
+    form of the oracle's kernel term (the factor's rank r, or "exact") and the smallest rank any
     factor would need (from the spectrum, n ≤ 2000). Then the two forms of the kernel term on data
     where the low-rank factor applies (2 features, same γ): the factored fit (r columns) against the
     exact n × n form (forced), their objectives, thresholds and predictions, and skordinal; and, at

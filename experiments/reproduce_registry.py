@@ -69,7 +69,7 @@ REGISTRY = [
           paper="Qin, Liu, Xu & Li 2010 (LETOR 3.0 OHSUMED): RankSVM, RankNet and external learners"),
     Entry("svor_benchmark", "svor_benchmark", quick=("+quick=svor_benchmark",),
           data=("orca",), sweep=True,
-          paper="Chu & Keerthi 2005; Li & Lin 2006: SVOR, the reductions and their reference codes"),
+          paper="Chu & Keerthi 2005; Li & Lin 2006: SVOR, the reductions and the authors' codes"),
     Entry("svor_benchmark_chu", "svor_benchmark_chu", quick=("+quick=svor_benchmark_chu",),
           data=("chu",), sweep=True,
           paper="Chu & Keerthi 2005 protocol on Chu's equal-length partitions"),

@@ -1,4 +1,4 @@
-"""bench_svor.py's part ``fits``: one SVOR fit, ordrank's default solver and its cvxpy reference dual
+"""bench_svor.py's part ``fits``: one SVOR fit, ordrank's default solver and its cvxpy oracle dual
 against skordinal's C SMO; the factored against the exact kernel term; a grid over C on one compiled
 problem. What each line shows: the script's docstring."""
 from __future__ import annotations

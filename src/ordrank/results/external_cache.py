@@ -1,9 +1,9 @@
-"""The external learners' results, computed once per external learner version: a cache kept with the results.
+"""The external learners' results, computed once per library version: a cache kept with the results.
 
-A *external learner* is a reference implementation run beside ordrank's learners (skordinal, mord, LightGBM,
-XGBoost); its rows do not depend on ordrank's learners, so a sweep need not refit it every time.
-The one rule (:func:`external_package`): a learner is an external learner when the class of its final estimator is
-defined outside the ``ordrank`` package, or declares the library it wraps (``external_package``, the
+An *external learner* is an established implementation from another library, run beside ordrank's
+learners (skordinal, mord, LightGBM, XGBoost); its rows do not depend on ordrank's learners, so a
+sweep need not refit it every time. The one rule (:func:`external_package`): a learner is external
+when the class of its final estimator is defined outside the ``ordrank`` package, or declares the library it wraps (``external_package``, the
 LightGBM and XGBoost adapters). A piece of an external learner (one learner on one partition) is keyed by
 :func:`piece_key`: sha256 over the external learner's distribution name and version (importlib.metadata), the
 learner's parameters (every step of its pipeline, feature map included), its grid, the protocol
