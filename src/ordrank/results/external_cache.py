@@ -3,9 +3,10 @@
 An *external learner* is an established implementation from another library, run beside ordrank's
 learners (skordinal, mord, LightGBM, XGBoost); its rows do not depend on ordrank's learners, so a
 sweep need not refit it every time. The one rule (:func:`external_package`): a learner is external
-when the class of its final estimator is defined outside the ``ordrank`` package, or declares the library it wraps (``external_package``, the
-LightGBM and XGBoost adapters). A piece of an external learner (one learner on one partition) is keyed by
-:func:`piece_key`: sha256 over the external learner's distribution name and version (importlib.metadata), the
+when the class of its final estimator is defined outside the ``ordrank`` package, or declares the
+library it wraps (``external_package``, the LightGBM and XGBoost adapters). A piece of an external
+learner (one learner on one partition) is keyed by :func:`piece_key`: sha256 over the library's
+distribution name and version (importlib.metadata), the
 learner's parameters (every step of its pipeline, feature map included), its grid, the protocol
 settings that decide the piece (given by the protocol: folds, scoring, seed, partition) and a
 checksum of the piece's data (:func:`data_checksum`). The key does not cover ordrank's protocol
