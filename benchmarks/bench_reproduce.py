@@ -186,7 +186,7 @@ def main(argv=None) -> int:
     parser.add_argument("--tests", action="store_true", help="time make test and make test-fast")
     parser.add_argument("--learners", nargs="*", metavar="SCRIPT",
                         help="run the learners' benchmarks (these scripts only, if named)")
-    parser.add_argument("--render", action="store_true", help="only redraw docs/speed.md")
+    parser.add_argument("--render", action="store_true", help="only rewrite docs/speed.md from docs/speed.json")
     args = parser.parse_args(argv)
     if not (args.reproduce or args.quick or args.tests or args.learners is not None or args.render):
         parser.error("say what to measure: --reproduce, --quick, --tests, --learners (or --render)")

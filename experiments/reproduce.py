@@ -1,4 +1,4 @@
-"""Reproduce every paper experiment with one command: run, aggregate, redraw, rewrite the results pages' tables.
+"""Reproduce every paper experiment with one command: run, aggregate, draw, rewrite the results pages' tables.
 
     python experiments/reproduce.py                  # = make reproduce: every experiment at full size
     python experiments/reproduce.py --quick          # = make reproduce-quick: the same code paths at small
@@ -9,7 +9,7 @@
     python experiments/reproduce.py svor_benchmark_papers_sizes --launcher ray   # or slurm (docs/cluster.md)
     python experiments/reproduce.py svor_benchmark_papers_sizes --dry-run --fresh   # what it would cost
     python experiments/reproduce.py svor_benchmark dataset.name=housing   # overrides, as run.py -m takes them
-    python experiments/reproduce.py --redraw         # no runs: reports, figures and the pages' tables only
+    python experiments/reproduce.py --from-tables         # no runs: reports, figures and the pages' tables only
     python experiments/reproduce.py --timings t.json # also write each step's wall and CPU seconds
                                                      #   (benchmarks/bench_reproduce.py -> docs/speed.md)
     python experiments/reproduce.py --external rerun    # = make reproduce EXTERNAL=rerun: refit external learners
@@ -205,8 +205,8 @@ def main(argv=None) -> int:
     parser.add_argument("--external", choices=("cached", "rerun"), default="cached",
                         help="cached: external learners' pieces from each sweep's external_cache.parquet when there; "
                              "rerun: fit them")
-    parser.add_argument("--redraw", action="store_true",
-                        help="run nothing: redraw reports, figures and the results pages' tables from the tables")
+    parser.add_argument("--from-tables", action="store_true",
+                        help="run nothing: rebuild reports, figures and the results pages' tables from the tables")
     parser.add_argument("--timings", type=Path, metavar="FILE",
                         help="write each step's wall and CPU seconds to FILE (JSON)")
     args = parser.parse_args(argv)
@@ -237,7 +237,7 @@ def main(argv=None) -> int:
 
     started = time.perf_counter()
     timings = StepTimes()
-    if args.redraw:
+    if args.from_tables:
         entries = []
     # 1. before any work: every configuration composes, every data set is there
     for entry in entries:
