@@ -125,17 +125,17 @@ def build(cfg: DictConfig) -> dict:
     }
 
 
-def fingerprint(config: dict) -> str:
+def config_hash(config: dict) -> str:
     """A digest of a job's resolved configuration (what decides its results)."""
     return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def job_key(cfg: DictConfig, config: dict | None = None) -> str:
-    """The fingerprint a finished job writes to FINISHED: of its config columns (``config``, default
+    """The config hash a finished job writes to FINISHED: of its config columns (``config``, default
     :func:`ordrank.config_columns.run_config`), and of ``only`` when it is set (it picks the rows)."""
     config = run_config(cfg) if config is None else config
     only = OmegaConf.to_container(cfg, resolve=True).get("only")  # not a column, but it picks the rows
-    return fingerprint(config if only is None else {**config, "only": only})
+    return config_hash(config if only is None else {**config, "only": only})
 
 
 CHECKPOINT_SECONDS = 5.0  # the partial table is rewritten at most this often while a run goes on
@@ -175,7 +175,7 @@ def run(cfg: DictConfig, output_dir: str | Path) -> Path:
     SIGINT/SIGTERM). When every piece is done the table is written (the rows of the protocol's
     ``timing_metrics``, measured seconds, go to ``<table stem>.timings<suffix>`` beside it, so a
     rerun's results table is byte for byte the same), ``FINISHED`` records the configuration's
-    fingerprint, the partial table is removed. A failure writes ``<output_dir>/ERROR`` (the one-line
+    config hash, the partial table is removed. A failure writes ``<output_dir>/ERROR`` (the one-line
     error, the job's overrides, the traceback) and re-raises; a failure after the settings were
     checked carries a note (``add_note``) saying what was kept and where ERROR is; it is logged at
     ERROR level in a sweep's job only (a single run's caller reports it). A later success removes a

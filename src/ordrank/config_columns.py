@@ -1,4 +1,4 @@
-"""What of a run's configuration becomes its table's ``config.*`` columns and its fingerprint, and
+"""What of a run's configuration becomes its table's ``config.*`` columns and its config hash, and
 which keys a learner's config may hold.
 
 The columns are every value the configuration sets (the options' YAML files, the experiment, the
@@ -9,7 +9,7 @@ and ``quick`` (the experiment a ``conf/quick/`` overlay shrinks; ``experiment`` 
 
 A ``conf/algorithm/*.yaml`` lists only what differs from its estimator's defaults: its ``_target_``
 and the non-default settings. A parameter left at its default is set nowhere, so it is neither a
-column nor part of a job's fingerprint; the learner gets the default from its own signature. Any
+column nor part of a job's config hash; the learner gets the default from its own signature. Any
 parameter of the estimator (nested ones too) is still set by a plain override, without ``+``
 (``algorithms.SVORIM.diagonal_jitter=0.001``): conf/config.yaml merges ``ordrank_open_algorithms``
 (registered by ``hydra_plugins.ordrank_configs``), which keeps ``algorithms`` open to new keys when
@@ -40,7 +40,7 @@ def without(config, keys):
 
 
 def run_config(cfg: DictConfig) -> dict:
-    """The resolved configuration that decides a run's rows: its config columns and fingerprint."""
+    """The resolved configuration that decides a run's rows: its config columns and config hash."""
     return without(OmegaConf.to_container(cfg, resolve=True), LOCATION_KEYS)
 
 

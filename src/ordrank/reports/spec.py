@@ -3,7 +3,7 @@
 The reports (:mod:`ordrank.reports`) name no study: their block keys, Wilcoxon reference, column
 order and the README table's rows and columns are a :class:`ReportSpec`, read from
 ``conf/experiment/<experiment>.yaml`` by Hydra's compose API (``report:`` is not a run setting:
-``ordrank.app`` keeps it out of the table's ``config.*`` columns and of a job's fingerprint).
+``ordrank.app`` keeps it out of the table's ``config.*`` columns and of a job's config hash).
 """
 from __future__ import annotations
 
