@@ -7,7 +7,7 @@ benchmark's model selection, and fits at the papers' training sizes.
                                     [--fit-C 1] [--variants implicit [explicit]]
                                     [--dataset abalone --bins 10 --split 0]
                                     [--learners SVORIM SVOREX Reduction-SVM] [--skip-one-fit] [--skip-grid]
-                                    [--solvers [CLARABEL SMO] [--solver-splits 0 1 2]] [--skip-pages]
+                                    [--solvers [CLARABEL SMO] [--solver-splits 0 1 2]] [--skip-huge-pages]
     python benchmarks/bench_svor.py --part papers-sizes [--sets bank2 computer2 calhousing census2]
                                     [--bins 10] [--C 10] [--gamma 0.1] [--split 0]
                                     [--diagonal-jitter 0 0.001] [--implementations ordrank-SMO skordinal]
@@ -61,7 +61,7 @@ selection
     the committed external cache) in a subprocess with ``NUMPY_MADVISE_HUGEPAGE=1`` (numpy's default:
     large arrays advised to transparent huge pages) and ``=0`` (what run.py, experiments/reproduce.py
     and the Makefile set), best of min(``--repeats``, 2): wall, user and system seconds and whether the
-    two results tables are identical. ``--skip-pages``: no (d).
+    two results tables are identical. ``--skip-huge-pages``: no (d).
 
 papers-sizes
     SVORIM (``--reduction``: Reduction-SVM) at the sizes of Chu & Keerthi (2007, Table 2; Li & Lin
@@ -111,7 +111,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--solvers", nargs="*", default=["CLARABEL", "SMO"],
                         help="selection (c): SVOR's selection with these solvers beside the configured one")
     parser.add_argument("--solver-splits", type=int, nargs="+", default=[0], help="selection (c)")
-    parser.add_argument("--skip-pages", action="store_true", help="selection: no (d)")
+    parser.add_argument("--skip-huge-pages", action="store_true", help="selection: no (d)")
     parser.add_argument("--sets", nargs="+", default=None, help="papers-sizes (default: every set of its config)")
     parser.add_argument("--C", type=float, default=10.0, help="papers-sizes")
     parser.add_argument("--gamma", type=float, default=0.1, help="papers-sizes")
@@ -150,8 +150,8 @@ def main(argv=None):
         if args.solvers:
             svor_selection.solver_selection(args.dataset, args.bins, args.solver_splits, args.learners,
                                             args.solvers, data_dir)
-        if not args.skip_pages:
-            svor_selection.pages(args.dataset, args.bins, args.split, min(args.repeats, 2), data_dir)
+        if not args.skip_huge_pages:
+            svor_selection.huge_pages(args.dataset, args.bins, args.split, min(args.repeats, 2), data_dir)
     if "papers-sizes" in chosen:
         unknown = sorted(set(args.sets or []) - set(svor_papers_sizes.SIZES))
         if unknown or args.bins not in (5, 10):

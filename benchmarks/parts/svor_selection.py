@@ -165,7 +165,7 @@ def solver_selection(dataset, bins, splits, learners, solvers, data_dir):
             print(f"  split {split} {name:7s} " + "  |  ".join(line))
 
 
-def pages(dataset, bins, split, repeats, data_dir):
+def huge_pages(dataset, bins, split, repeats, data_dir):
     """One whole job of svor_benchmark (``run.py``, every ordrank learner; the external learners from the
     committed external cache) with numpy's transparent-huge-page advice on and off, alternating."""
     print(f"(d) one svor_benchmark job ({dataset}, {bins} bins, partition {split}; run.py, one "

@@ -26,10 +26,12 @@ from collections.abc import Mapping
 
 from omegaconf import DictConfig, OmegaConf
 
-LOCATION_KEYS = {"hydra", "experiment", "data_dir", "path_or_data_dir", "table_name", "publish",
-                 "results_dir", "only", "resume", "report",
-                 "external",  # where external learners' rows come from (results.external_cache), not what
-                 "quick"}  # which experiment a conf/quick/ overlay shrinks: ``experiment`` names the run
+# The settings that are no config column and no part of a job's config hash: where files are, how a
+# run is launched and shown; none of them changes a row.
+NOT_CONFIG_COLUMNS = {"hydra", "experiment", "data_dir", "path_or_data_dir", "table_name", "publish",
+                      "results_dir", "only", "resume", "report",
+                      "external",  # where external learners' rows come from (results.external_cache), not what
+                      "quick"}  # which experiment a conf/quick/ overlay shrinks: ``experiment`` names the run
 
 
 def without(config, keys):
@@ -41,7 +43,7 @@ def without(config, keys):
 
 def run_config(cfg: DictConfig) -> dict:
     """The resolved configuration that decides a run's rows: its config columns and config hash."""
-    return without(OmegaConf.to_container(cfg, resolve=True), LOCATION_KEYS)
+    return without(OmegaConf.to_container(cfg, resolve=True), NOT_CONFIG_COLUMNS)
 
 
 # --- the keys of a learner's config ------------------------------------------------------------------
