@@ -107,7 +107,7 @@ def test_report_has_the_sections_and_csvs(tables, tmp_path):
 
 
 @pytest.mark.parametrize("yardsticks", [{"C-SVORIM": "PRank"}, {"libsvm": "SVORIM"}])
-def test_a_yardstick_must_pair_a_external_with_a_method(yardsticks):
+def test_a_yardstick_must_pair_an_external_learner_with_a_method(yardsticks):
     report = {"reference": "SVORIM", "methods": ["SVORIM"], "external": ["C-SVORIM"], "yardsticks": yardsticks}
     with pytest.raises(ValueError, match="yardsticks maps") as error:
         ReportSpec.from_config(report, "conf/experiment/x.yaml: report")
