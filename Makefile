@@ -1,5 +1,5 @@
 # Two commands do everything on a fresh clone (Python 3.11 + pip):
-#   make run    set up .venv, run the main job, publish its table to results/ and redraw figures/
+#   make run    set up .venv, run the main job, publish its table to results/ and draw figures/
 #   make test   set up .venv and run the whole test suite (slow reproduction checks included)
 # Every paper experiment, its tables, figures and the docs/results pages' tables (times: docs/speed.md):
 #   make reproduce         (needs the data sets of `python -m ordrank.data list` under $ORDRANK_DATA)
@@ -52,11 +52,11 @@ run: $(STAMP)
 # Every paper experiment (experiments/reproduce.py --list), then every report, figure and results page table.
 # It checks the data first; every sweep job is recomputed (--fresh) through a scratch table under build/sweeps/,
 # so a killed run started again runs only the jobs it lacks.
-# The peers' pieces (skordinal, mord) come from results/<experiment>/peer_cache.parquet where it has them;
-# `make reproduce PEERS=rerun` fits them again (docs/sweeps.md: Peer cache).
-PEERS ?= cached
+# External learners' pieces (skordinal, mord) come from results/<experiment>/external_cache.parquet where it has them;
+# `make reproduce EXTERNAL=rerun` fits them again (docs/sweeps.md: External cache).
+EXTERNAL ?= cached
 reproduce: $(STAMP)
-	$(BIN)/python experiments/reproduce.py --fresh --peers $(PEERS)
+	$(BIN)/python experiments/reproduce.py --fresh --external $(EXTERNAL)
 
 reproduce-quick: $(STAMP)   ## the same at small sizes, into build/quick/ (never the committed results)
 	$(BIN)/python experiments/reproduce.py --quick --fresh
@@ -75,7 +75,7 @@ cluster-services:
 		else echo "make: slurm-wlm and munge are not installed (root installs them): the SLURM test will not run"; fi; fi
 
 # The batch benchmark: one joblib job per (data set, partition); a killed sweep started again runs only
-# the jobs without a finished table. Then the tables are merged and the report and figure redrawn.
+# the jobs without a finished table. Then the tables are merged and the report and figure rebuilt.
 benchmark: $(STAMP)   ## svor_benchmark: 24 ORCA sets (12 x 5, 10 bins; docs/results/svor_benchmark.md)
 	$(BIN)/python run.py -m +experiment=svor_benchmark hydra/launcher=joblib
 	$(BIN)/python -m ordrank.results collect multirun/svor_benchmark -o results/svor_benchmark/benchmark.parquet
@@ -90,7 +90,7 @@ benchmark-quick: $(STAMP)   ## the same code path at CI size (two data sets, two
 		--cd-figure build/quick/figures/svor_benchmark_quick_cd.png
 
 figures: $(STAMP)   ## reports, figures and docs/results tables from the committed tables (no runs)
-	$(BIN)/python experiments/reproduce.py --redraw
+	$(BIN)/python experiments/reproduce.py --from-tables
 
 # The suite on every core (pytest-xdist); each expensive shared fixture stays on one worker (tests/conftest.py).
 # One file or test: `.venv/bin/python -m pytest tests/test_svor.py` (no -n: a single process).

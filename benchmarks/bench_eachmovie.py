@@ -32,7 +32,8 @@ import numpy as np
 
 from ordrank.algorithms import MulticlassPerceptron, PRank, WidrowHoff
 from ordrank.datasets.eachmovie_style import eachmovie_style
-from ordrank.datasets.ratings import load_movielens_100k, resolve_data_dir
+from ordrank.datasets.data_dir import resolve_data_dir
+from ordrank.datasets.ratings import load_movielens_100k
 from ordrank.protocols.collaborative import EachMovieProtocol
 
 PARTS = ["generator", "movielens", "protocol", "scaling"]

@@ -84,7 +84,7 @@ def main(argv=None) -> None:
     parser.add_argument("--workers", nargs="+", type=int, default=[1, 2])
     args = parser.parse_args(argv)
     all_jobs = jobs(str(Path(args.data_dir).resolve()))
-    rows, walls, reference, estimates = [], {}, None, None
+    rows, walls, first, estimates = [], {}, None, None
     with tempfile.TemporaryDirectory(prefix="bench-engines-") as scratch:
         scratch = Path(scratch)
         if "slurm" in args.engines:
@@ -100,8 +100,8 @@ def main(argv=None) -> None:
                         estimates = folder / "results" / "benchmark.parquet"
                         order = expected_seconds(estimates, all_jobs)
                         all_jobs = sorted(all_jobs, key=lambda job: -order[job])
-                    reference = reference or data
-                    if data != reference:
+                    first = first or data
+                    if data != first:
                         raise RuntimeError(f"{launcher} on {workers} workers: its table differs from the first one's")
                     walls[(launcher, workers)] = wall
                 walls[("joblib", workers)] = joblib_wall(all_jobs, workers)

@@ -4,7 +4,7 @@
 
 Prints the wall time of the whole command (interpreter start, Hydra, data, 3 × 100 × 7000 rounds,
 writing the table) and each learner's throughput in rounds per second through the vectorized protocol.
-Target: ≤ 10 s wall for the whole command on the 2-core reference machine.
+Target: ≤ 10 s wall for the whole command on 2 cores (docs/speed.md).
 """
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ Parts (``--part``, several allowed; default ``all``):
 experiments
     The wall time of each ``python run.py +experiment=<name>`` (interpreter start, Hydra, data,
     training, writing the table), best and median of ``--repeats`` (default 1), and their sum,
-    against the target: all three together ≤ 3 minutes on the 2-core reference machine.
+    against the target: all three together ≤ 3 minutes on 2 cores (docs/speed.md).
 engine
     On a slice of Figure 1 (a) (5 repetitions × 10 values of n, f = 1/i, at most 20 passes), the time
     of the protocol's batched engine against fitting each (repetition, n) copy on its own

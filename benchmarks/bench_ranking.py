@@ -1,4 +1,4 @@
-"""How fast are the pairwise and boosted rankers beside their oracles and peers: RankSVM and RankNet
+"""How fast are the pairwise and boosted rankers beside their oracles and external: RankSVM and RankNet
 against the explicit pairs and LightGBM, RankBoost's rounds, and RankSVM's two hinge solvers.
 
     python benchmarks/bench_ranking.py [--part all|ohsumed|synthetic|rankboost|solvers|raw-features ...]
@@ -76,7 +76,7 @@ import time
 import numpy as np
 
 from ordrank.algorithms.ranking import RankBoost, RankBoostOrdinal, RankNet, RankSVM
-from ordrank.datasets.ratings import resolve_data_dir
+from ordrank.datasets.data_dir import resolve_data_dir
 from ordrank.queries import count_pairs, preference_pairs
 
 PARTS = ["ohsumed", "synthetic", "rankboost", "solvers", "raw-features"]

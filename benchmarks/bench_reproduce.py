@@ -3,7 +3,7 @@ benchmarks on this machine, and write docs/speed.md (generated; never edit it by
 
     python benchmarks/bench_reproduce.py --reproduce          # make reproduce, every experiment (about 1 h)
     python benchmarks/bench_reproduce.py --reproduce --only prank_synthetic letor_ohsumed
-    python benchmarks/bench_reproduce.py --reproduce --peers rerun   # make reproduce PEERS=rerun
+    python benchmarks/bench_reproduce.py --reproduce --external rerun   # make reproduce EXTERNAL=rerun
     python benchmarks/bench_reproduce.py --quick              # make reproduce-quick
     python benchmarks/bench_reproduce.py --tests              # make test and make test-fast
     python benchmarks/bench_reproduce.py --learners           # every entry of LEARNER_BENCHMARKS
@@ -83,22 +83,23 @@ def timed(command: list[str], **kwargs) -> dict:
             "load_after": round(step["load_after"], 2), **stamp()}
 
 
-def reproduce(data: dict, quick: bool, only: list[str] | None, peers: str = "cached") -> None:
-    """Run experiments/reproduce.py with --timings (and ``--peers``); its steps into ``data``."""
+def reproduce(data: dict, quick: bool, only: list[str] | None, external: str = "cached") -> None:
+    """Run experiments/reproduce.py with --timings (and ``--external``); its steps into ``data``."""
     with tempfile.TemporaryDirectory() as tmp:
         steps_file = Path(tmp) / "steps.json"
-        command = [sys.executable, "experiments/reproduce.py", "--timings", str(steps_file), "--peers", peers]
+        command = [sys.executable, "experiments/reproduce.py", "--timings", str(steps_file), "--external", external]
         command += (["--quick"] if quick else []) + (["--only", *only] if only else [])
         whole = timed(command)
         steps = json.loads(steps_file.read_text())["steps"]
-    key = "quick" if quick else "experiments" if peers == "cached" else "experiments_rerun"
+    key = "quick" if quick else "experiments" if external == "cached" else "experiments_rerun"
     rows = data.setdefault(key, {})
     for step in steps:
         rows[step["step"]] = {**{k: step[k] for k in ("wall", "cpu")},
                               "load_before": round(step["load_before"], 2),
                               "load_after": round(step["load_after"], 2), **stamp()}
     if not only:  # the whole command, as `make` runs it
-        name = "make reproduce-quick" if quick else "make reproduce" + ("" if peers == "cached" else " PEERS=rerun")
+        rerun = "" if external == "cached" else " EXTERNAL=rerun"
+        name = "make reproduce-quick" if quick else "make reproduce" + rerun
         data.setdefault("commands", {})[name] = whole
 
 
@@ -155,7 +156,7 @@ def render(data: dict) -> str:
         lines += ["Rounded, as the README quotes them: " + "; ".join(
             f"`{name}` about {about(row['wall'])}" for name, row in data["commands"].items()) + ".", ""]
     for key, title in (("experiments", "`make reproduce`, step by step"),
-                       ("experiments_rerun", "`make reproduce PEERS=rerun` (every peer fitted again), step by step"),
+                       ("experiments_rerun", "`make reproduce EXTERNAL=rerun` (refitted), step by step"),
                        ("quick", "`make reproduce-quick`, step by step")):
         if data.get(key):
             rows = data[key]
@@ -179,13 +180,13 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--reproduce", action="store_true", help="time make reproduce (or --only entries)")
     parser.add_argument("--only", nargs="+", metavar="ENTRY", help="with --reproduce: these entries only")
-    parser.add_argument("--peers", choices=("cached", "rerun"), default="cached",
-                        help="with --reproduce: the peers' rows from the peer cache (default) or fitted again")
+    parser.add_argument("--external", choices=("cached", "rerun"), default="cached",
+                        help="with --reproduce: external learners' rows from the external cache (default) or refitted")
     parser.add_argument("--quick", action="store_true", help="time make reproduce-quick")
     parser.add_argument("--tests", action="store_true", help="time make test and make test-fast")
     parser.add_argument("--learners", nargs="*", metavar="SCRIPT",
                         help="run the learners' benchmarks (these scripts only, if named)")
-    parser.add_argument("--render", action="store_true", help="only redraw docs/speed.md")
+    parser.add_argument("--render", action="store_true", help="only rewrite docs/speed.md from docs/speed.json")
     args = parser.parse_args(argv)
     if not (args.reproduce or args.quick or args.tests or args.learners is not None or args.render):
         parser.error("say what to measure: --reproduce, --quick, --tests, --learners (or --render)")
@@ -193,7 +194,7 @@ def main(argv=None) -> int:
     if args.quick:
         reproduce(data, quick=True, only=None)
     if args.reproduce:
-        reproduce(data, quick=False, only=args.only, peers=args.peers)
+        reproduce(data, quick=False, only=args.only, external=args.external)
     if args.tests:
         tests(data)
     if args.learners is not None:

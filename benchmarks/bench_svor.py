@@ -7,7 +7,7 @@ benchmark's model selection, and fits at the papers' training sizes.
                                     [--fit-C 1] [--variants implicit [explicit]]
                                     [--dataset abalone --bins 10 --split 0]
                                     [--learners SVORIM SVOREX Reduction-SVM] [--skip-one-fit] [--skip-grid]
-                                    [--solvers [CLARABEL SMO] [--solver-splits 0 1 2]] [--skip-pages]
+                                    [--solvers [CLARABEL SMO] [--solver-splits 0 1 2]] [--skip-huge-pages]
     python benchmarks/bench_svor.py --part papers-sizes [--sets bank2 computer2 calhousing census2]
                                     [--bins 10] [--C 10] [--gamma 0.1] [--split 0]
                                     [--diagonal-jitter 0 0.001] [--implementations ordrank-SMO skordinal]
@@ -21,16 +21,16 @@ machine's load, CPU seconds less so. With ``selection`` among the parts, every f
 
 fits
     ordrank's SVOR with its default solver ("auto": SMO, then the IPM where the SMO stalls) and with
-    its cvxpy reference dual (solver="CLARABEL") against skordinal's SVOR, same run. Synthetic data
+    its cvxpy oracle dual (solver="CLARABEL") against skordinal's SVOR, same run. Synthetic data
     (``ordrank.datasets.quantile_ranks``): 10 ranks (deciles of a latent score s + noise·std(s)·ε, s
     linear plus a sine in 8 Gaussian features), Gaussian kernel, C = 1, γ = 0.1, tolerance 1e-3,
     implicit constraints, at n = 150, 1000, 2000 (and 5000 with ``--large``), with little (0.2) and
     much (1.0) label noise: the SMO's time grows with the overlap of the ranks, the interior-point
     solver's hardly. Prints the best of ``--repeats`` fresh fits of each (the compiled-problem cache
     is cleared before each of ours); the ratio of the default's time to skordinal's (targets: ≤ 3 at
-    n = 1000, ≤ 4 at n = 2000) and the reference's, the stage that finished the default's fit, the
+    n = 1000, ≤ 4 at n = 2000) and the oracle's, the stage that finished the default's fit, the
     largest threshold difference to skordinal and the share of equal predictions (default's), the
-    form of the reference's kernel term (the factor's rank r, or "exact") and the smallest rank any
+    form of the oracle's kernel term (the factor's rank r, or "exact") and the smallest rank any
     factor would need (from the spectrum, n ≤ 2000). Then the two forms of the kernel term on data
     where the low-rank factor applies (2 features, same γ): the factored fit (r columns) against the
     exact n × n form (forced), their objectives, thresholds and predictions, and skordinal; and, at
@@ -57,11 +57,11 @@ selection
     ``--solvers`` (default: CLARABEL and SMO; a solver change gives other floating-point results, the
     same optimum within ``tol``) on each of ``--solver-splits``: time, choice, the refit's test MAE and
     zero-one error. ``--solvers`` with no name skips it.
-    (d) One whole job of the sweep (``run.py``, the same data set, bins and partition; the peers from
-    the committed peer cache) in a subprocess with ``NUMPY_MADVISE_HUGEPAGE=1`` (numpy's default:
+    (d) One whole job of the sweep (``run.py``, the same data set, bins and partition; the external learners from
+    the committed external cache) in a subprocess with ``NUMPY_MADVISE_HUGEPAGE=1`` (numpy's default:
     large arrays advised to transparent huge pages) and ``=0`` (what run.py, experiments/reproduce.py
     and the Makefile set), best of min(``--repeats``, 2): wall, user and system seconds and whether the
-    two results tables are identical. ``--skip-pages``: no (d).
+    two results tables are identical. ``--skip-huge-pages``: no (d).
 
 papers-sizes
     SVORIM (``--reduction``: Reduction-SVM) at the sizes of Chu & Keerthi (2007, Table 2; Li & Lin
@@ -111,7 +111,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--solvers", nargs="*", default=["CLARABEL", "SMO"],
                         help="selection (c): SVOR's selection with these solvers beside the configured one")
     parser.add_argument("--solver-splits", type=int, nargs="+", default=[0], help="selection (c)")
-    parser.add_argument("--skip-pages", action="store_true", help="selection: no (d)")
+    parser.add_argument("--skip-huge-pages", action="store_true", help="selection: no (d)")
     parser.add_argument("--sets", nargs="+", default=None, help="papers-sizes (default: every set of its config)")
     parser.add_argument("--C", type=float, default=10.0, help="papers-sizes")
     parser.add_argument("--gamma", type=float, default=0.1, help="papers-sizes")
@@ -137,7 +137,7 @@ def main(argv=None):
         os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")  # as run.py sets it for every job (d)
     from parts import svor_fits, svor_papers_sizes, svor_selection
 
-    from ordrank.datasets.ratings import resolve_data_dir
+    from ordrank.datasets.data_dir import resolve_data_dir
 
     data_dir = resolve_data_dir(args.data_dir)
     if "fits" in chosen:
@@ -150,8 +150,8 @@ def main(argv=None):
         if args.solvers:
             svor_selection.solver_selection(args.dataset, args.bins, args.solver_splits, args.learners,
                                             args.solvers, data_dir)
-        if not args.skip_pages:
-            svor_selection.pages(args.dataset, args.bins, args.split, min(args.repeats, 2), data_dir)
+        if not args.skip_huge_pages:
+            svor_selection.huge_pages(args.dataset, args.bins, args.split, min(args.repeats, 2), data_dir)
     if "papers-sizes" in chosen:
         unknown = sorted(set(args.sets or []) - set(svor_papers_sizes.SIZES))
         if unknown or args.bins not in (5, 10):

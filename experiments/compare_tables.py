@@ -8,8 +8,8 @@ e.g. the committed tables against those of a `make reproduce` in a fresh clone:
 columns (experiment, dataset, algorithm, the protocol's keys, metric); the timings tables (measured
 seconds, never equal twice) are left out unless ``--timings``.
 
-``--peer-caches`` compares the peer caches instead (``results/<experiment>/peer_cache.parquet``, e.g.
-the committed ones against those a `make reproduce PEERS=rerun` refitted): every cached row matched
+``--external-caches`` compares the external caches instead (``results/<experiment>/external_cache.parquet``, e.g.
+the committed ones against those a `make reproduce EXTERNAL=rerun` refitted): every cached row matched
 piece by piece (cache_key) by the cache's own rule, values, chosen parameters and status, the measured
 seconds (fit_seconds, cv_seconds) aside; pieces one side lacks are counted.
 """
@@ -22,15 +22,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ordrank.results.peer_cache import TIMINGS, same_rows
+from ordrank.results.external_cache import TIMINGS, same_rows
 from ordrank.results.tables import key_columns
 
 
-def tables(root: Path, timings: bool, peer_caches: bool = False) -> dict[str, Path]:
+def tables(root: Path, timings: bool, external_caches: bool = False) -> dict[str, Path]:
     found = {}
     for path in sorted(root.rglob("*.parquet")):
         name = path.relative_to(root).as_posix()
-        if (path.name == "peer_cache.parquet") != peer_caches or (".timings." in path.name and not timings):
+        if (path.name == "external_cache.parquet") != external_caches or (".timings." in path.name and not timings):
             continue
         found[name] = path
     return found
@@ -38,7 +38,7 @@ def tables(root: Path, timings: bool, peer_caches: bool = False) -> dict[str, Pa
 
 def compare_caches(old: pd.DataFrame, new: pd.DataFrame) -> str:
     """One line: pieces matched on cache_key and how many differ by the cache's own rule
-    (:func:`~ordrank.results.peer_cache.same_rows`: values, parameters, status; seconds aside)."""
+    (:func:`~ordrank.results.external_cache.same_rows`: values, parameters, status; seconds aside)."""
     old_pieces, new_pieces = (dict(tuple(t.groupby("cache_key", sort=True))) for t in (old, new))
     both = sorted(set(old_pieces) & set(new_pieces))
     differ = [key for key in both if not same_rows(old_pieces[key], new_pieces[key])]
@@ -82,12 +82,12 @@ def main(argv=None) -> int:
     parser.add_argument("new", type=Path)
     parser.add_argument("--timings", action="store_true", help="compare the timings tables too")
     parser.add_argument("--tol", type=float, default=0.0, help="a value moved when |Δ| > tol (default 0)")
-    parser.add_argument("--peer-caches", action="store_true", help="compare the peer caches instead")
+    parser.add_argument("--external-caches", action="store_true", help="compare the external caches instead")
     args = parser.parse_args(argv)
-    old, new = (tables(root, args.timings, args.peer_caches) for root in (args.old, args.new))
+    old, new = (tables(root, args.timings, args.external_caches) for root in (args.old, args.new))
     for name in sorted(set(old) ^ set(new)):
         print(f"{name}: only in {args.old if name in old else args.new}")
-    if args.peer_caches:
+    if args.external_caches:
         for name in sorted(set(old) & set(new)):
             print(f"{name}: {compare_caches(pd.read_parquet(old[name]), pd.read_parquet(new[name]))}")
         return 0

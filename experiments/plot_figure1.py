@@ -4,7 +4,7 @@
 
 Reads only results tables; never trains anything. Each panel is the mean test NDCG loss over the
 repetitions with a band of ± 1 standard error; (a) and (b) on a log scale, as in the paper. A curve
-is an (algorithm, passes_mode): the Predtron's readings "until_separated" (solid) and "one" (a single
+is an (algorithm, passes_mode): the Predtron's interpretations "until_separated" (solid) and "one" (a single
 pass, dashed, same colour); batch rankers ("batch", panel (a): RankSVM, RankNet, LambdaMART, least
 squares) dotted, in their own colours and markers. ``markdown`` gives the README's generated tables
 from the same tables.

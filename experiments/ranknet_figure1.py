@@ -10,7 +10,7 @@ P̄ = 0, 0.5, 1 over o_ij ∈ [−5, 5]. Right: P̄_ik against P when P̄_ij = P
 P̄_ik = P and the lines at ½ as guides. Both files are the same byte for byte on every run: the
 values are rounded to 12 decimals (``DECIMALS``) before they are written, since numpy's ``exp`` and
 ``log1p`` differ in the last bit between CPUs (26 of the 804 values, by 2.2e-16, between two hosts of
-this machine's kind), which changed the committed table's bytes on a mere redraw.
+this machine's kind), which changed the committed table's bytes on a mere rebuild from the tables.
 """
 from __future__ import annotations
 

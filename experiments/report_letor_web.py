@@ -108,9 +108,9 @@ def render(results: Path) -> str:
                   f"({large / small:.2f}× the documents): " + "; ".join(growth) + "; the data's own run "
                   f"{b.loc[DATA_ROW].wall / a.loc[DATA_ROW].wall:.2f}× (a share of a few seconds mostly measures how "
                   "much the data's run varies from one process to the next).", ""]
-    lines += ["## Published figures on the real MSLR-WEB30K (a different data set: references only)", "",
+    lines += ["## Published figures on the real MSLR-WEB30K (a different data set: for comparison only)", "",
               "Fold1: trained on S1–S3 (2,270,296 documents, 18,919 queries), tested on S5; other hardware, "
-              "16 threads. Not comparable with the generated data above: they show what the peers reach on "
+              "16 threads. Not comparable with the generated data above: they show what the external learners reach on "
               "the real set and how long they take there.", "",
               "| learner | NDCG@1 | NDCG@5 | NDCG@10 | time | memory | source |", "|---|---|---|---|---|---|---|"]
     for name, source, n1, n5, n10, seconds, memory in PUBLISHED:

@@ -1,4 +1,4 @@
-"""Reproduce every paper experiment with one command: run, aggregate, redraw, rewrite the results pages' tables.
+"""Reproduce every paper experiment with one command: run, aggregate, draw, rewrite the results pages' tables.
 
     python experiments/reproduce.py                  # = make reproduce: every experiment at full size
     python experiments/reproduce.py --quick          # = make reproduce-quick: the same code paths at small
@@ -9,11 +9,11 @@
     python experiments/reproduce.py svor_benchmark_papers_sizes --launcher ray   # or slurm (docs/cluster.md)
     python experiments/reproduce.py svor_benchmark_papers_sizes --dry-run --fresh   # what it would cost
     python experiments/reproduce.py svor_benchmark dataset.name=housing   # overrides, as run.py -m takes them
-    python experiments/reproduce.py --redraw         # no runs: reports, figures and the pages' tables only
+    python experiments/reproduce.py --from-tables         # no runs: reports, figures and the pages' tables only
     python experiments/reproduce.py --timings t.json # also write each step's wall and CPU seconds
                                                      #   (benchmarks/bench_reproduce.py -> docs/speed.md)
-    python experiments/reproduce.py --peers rerun    # = make reproduce PEERS=rerun: fit the peers again
-                                                     #   (default: their pieces from each sweep's peer cache)
+    python experiments/reproduce.py --external rerun    # = make reproduce EXTERNAL=rerun: refit external learners
+                                                     #   (default: their pieces from each sweep's external cache)
 
 Steps, in order:
 
@@ -132,23 +132,23 @@ def check_data(names: list[str], data_dir: str) -> None:
         require(names, data_dir)
 
 
-PEER_LINES: list[str] = []  # per experiment with peers: its pieces from the peer cache / computed (the summary)
+EXTERNAL_LINES: list[str] = []  # per experiment with external learners: pieces cached / computed
 
 
-def run_single(entry: Entry, quick: bool, data_dir: str, out: Path, peers: str = "cached") -> Path:
+def run_single(entry: Entry, quick: bool, data_dir: str, out: Path, external: str = "cached") -> Path:
     """One Hydra job in this process, published to ``<out>/results``; returns the published table."""
     from ordrank.app import run
-    from ordrank.results.peer_cache import FILE, merge, tally
+    from ordrank.results.external_cache import FILE, located, merge, tally
     from ordrank.results import publish
 
-    cfg = compose([*entry.config_overrides(quick), f"data_dir={data_dir}", f"peers={peers}",
-                   f"results_dir={out / 'results'}"])  # results_dir: where the peer cache is read
+    cfg = compose([*entry.config_overrides(quick), f"data_dir={data_dir}", f"external={external}",
+                   f"results_dir={out / 'results'}"])  # results_dir: where the external cache is read
     workdir = out / "outputs" / entry.name
     path = run(cfg, workdir)
     published = publish(path, out / "results", cfg.experiment, cfg.dataset.name)
-    job_files = [workdir / FILE] if (workdir / FILE).is_file() else []
-    if merge(job_files, published):  # its peers' pieces (LETOR's) into the cache beside its table
-        PEER_LINES.append(f"{entry.name}: {tally(job_files)}")
+    job_files = [located(workdir / FILE)] if located(workdir / FILE).is_file() else []
+    if merge(job_files, published):  # its external learners' pieces (LETOR's) into the cache beside its table
+        EXTERNAL_LINES.append(f"{entry.name}: {tally(job_files)}")
     return published
 
 
@@ -160,12 +160,12 @@ def run_sweep(entry: Entry, args, data_dir: str, out: Path, overrides=()) -> Pat
     table = sweep_table(entry.name, out, args.quick)
     engine = Engine(args.launcher, args.workers or default_workers(), args.address, args.slurm_folder,
                     dict(args.slurm or ()))
-    outcome = run(compose, [*entry.config_overrides(args.quick), f"data_dir={data_dir}", f"peers={args.peers}",
+    outcome = run(compose, [*entry.config_overrides(args.quick), f"data_dir={data_dir}", f"external={args.external}",
                             *overrides], table, engine, fresh=args.fresh, scratch=out / "build" / "sweeps",
                   dry_run=args.dry_run, say=tqdm.write)
     if outcome is None:
         return None
-    PEER_LINES.append(f"{entry.name}: {outcome.peers}")
+    EXTERNAL_LINES.append(f"{entry.name}: {outcome.external_summary}")
     if not outcome.complete:
         failed = "\n".join(f"  {job.name}: {message}" for job, message in outcome.failed)
         raise JobsFailed(f"{entry.name}: {len(outcome.failed)} of {outcome.total} jobs failed (the others' "
@@ -202,11 +202,11 @@ def main(argv=None) -> int:
     parser.add_argument("--list", action="store_true",
                         help="print the registry, each entry's sizes from its config (with --quick: the quick ones), "
                              "and exit")
-    parser.add_argument("--peers", choices=("cached", "rerun"), default="cached",
-                        help="cached: the peers' pieces from each sweep's peer_cache.parquet when there; "
+    parser.add_argument("--external", choices=("cached", "rerun"), default="cached",
+                        help="cached: external learners' pieces from each sweep's external_cache.parquet when there; "
                              "rerun: fit them")
-    parser.add_argument("--redraw", action="store_true",
-                        help="run nothing: redraw reports, figures and the results pages' tables from the tables")
+    parser.add_argument("--from-tables", action="store_true",
+                        help="run nothing: rebuild reports, figures and the results pages' tables from the tables")
     parser.add_argument("--timings", type=Path, metavar="FILE",
                         help="write each step's wall and CPU seconds to FILE (JSON)")
     args = parser.parse_args(argv)
@@ -237,7 +237,7 @@ def main(argv=None) -> int:
 
     started = time.perf_counter()
     timings = StepTimes()
-    if args.redraw:
+    if args.from_tables:
         entries = []
     # 1. before any work: every configuration composes, every data set is there
     for entry in entries:
@@ -258,7 +258,7 @@ def main(argv=None) -> int:
             timings.start(entry.name)
             try:
                 path = (run_sweep(entry, args, data_dir, out, overrides) if entry.sweep
-                        else run_single(entry, args.quick, data_dir, out, args.peers))
+                        else run_single(entry, args.quick, data_dir, out, args.external))
             except (TableBusy, JobsFailed) as error:  # said in one message; the finished jobs' rows are in
                 print(f"error: {error}", file=sys.stderr)
                 return 2 if isinstance(error, TableBusy) else 1
@@ -289,8 +289,8 @@ def main(argv=None) -> int:
     timings.stop()
     if args.timings:
         timings.write(args.timings, args.quick)
-    for line in PEER_LINES:  # which rows came from the peer caches (docs/sweeps.md)
-        print(f"peers ({args.peers}) {line}")
+    for line in EXTERNAL_LINES:  # which rows came from the external caches (docs/sweeps.md)
+        print(f"external learners ({args.external}) {line}")
     print(f"done in {time.perf_counter() - started:.0f} s; outputs under {out}")
     return 0
 

@@ -63,13 +63,13 @@ def main(argv=None):
         scaler = StandardScaler().fit(X)
         X, X_test = scaler.transform(X), scaler.transform(X_test)
         common = dict(constraints=args.constraints, kernel="rbf", C=params["C"], gamma=params["gamma"], tol=1e-3)
-        reference = SkordinalSVOR(**common).fit(X, y).predict(X_test)
+        theirs_predicted = SkordinalSVOR(**common).fit(X, y).predict(X_test)
         cells = []
         for options in FITS.values():
             predicted = SVOR(**common, **options).fit(X, y).predict(X_test)
-            cells.append(f"{np.abs(predicted - y_test).mean():.4f} ({np.mean(predicted == reference):.4f})")
+            cells.append(f"{np.abs(predicted - y_test).mean():.4f} ({np.mean(predicted == theirs_predicted):.4f})")
         print(f"{split:>5} {'(%g, %g)' % (params['C'], params['gamma']):>12} {str(params == params_theirs):>5} "
-              f"{mae_ours:>7.4f} {mae_theirs:>8.4f} {np.abs(reference - y_test).mean():>9.4f} "
+              f"{mae_ours:>7.4f} {mae_theirs:>8.4f} {np.abs(theirs_predicted - y_test).mean():>9.4f} "
               + " ".join(f"{c:>17}" for c in cells), flush=True)
 
 

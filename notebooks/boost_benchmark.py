@@ -69,7 +69,7 @@ from ordrank.results import read_table, read_timings
 BOOST = RESULTS / "boost_benchmark"
 table = read_table(BOOST / "benchmark.parquet")
 timings = read_timings(BOOST / "benchmark.parquet")  # refit and model-selection seconds, beside it
-METHOD, REFERENCE, PEER = "Reduction-boost", "RankBoost", "skordinal-ORBoost"
+METHOD, REFERENCE, EXTERNAL = "Reduction-boost", "RankBoost", "skordinal-ORBoost"
 print(f"{len(table)} rows: {table['dataset'].nunique()} data sets, bins {sorted(table['bins'].unique())}, "
       f"{table['split'].nunique()} partitions, algorithms {sorted(table['algorithm'].unique())}")
 display(table.groupby(["algorithm", "status"]).size().rename("rows").to_frame())
@@ -100,7 +100,7 @@ display(Markdown(markdown_table(table, "zero_one")))
 
 # %%
 fig, axes = plt.subplots(1, 3, figsize=(15, 5.2))
-for ax, (y, metric) in zip(axes, [(METHOD, "mae"), (METHOD, "zero_one"), (PEER, "mae")]):
+for ax, (y, metric) in zip(axes, [(METHOD, "mae"), (METHOD, "zero_one"), (EXTERNAL, "mae")]):
     scatter_versus(table, REFERENCE, y, metric, ax, holm=True)
 fig.tight_layout()
 plt.show()
@@ -126,7 +126,7 @@ def paired(metric, algorithm=METHOD):
 
 
 tests = {(metric, algorithm): paired(metric, algorithm)
-         for metric in ("mae", "zero_one") for algorithm in (METHOD, PEER)}
+         for metric in ("mae", "zero_one") for algorithm in (METHOD, EXTERNAL)}
 mae = tests[("mae", METHOD)]
 display(mae.drop(columns="sign").round(4))
 
@@ -200,8 +200,8 @@ display(Markdown("\n".join([
     f"| | {claim} | {ours} |", "|---|---|---|",
     f"| {METHOD} vs {REFERENCE}, test MAE | significantly better | {outcome('mae')} |",
     f"| {METHOD} vs {REFERENCE}, test zero-one error | (one verdict, no metric named) | {outcome('zero_one')} |",
-    f"| {PEER} vs {REFERENCE}, test MAE | (not on that slide) | {outcome('mae', PEER)} |"])))
-orboost = tests[("mae", PEER)]
+    f"| {EXTERNAL} vs {REFERENCE}, test MAE | (not on that slide) | {outcome('mae', EXTERNAL)} |"])))
+orboost = tests[("mae", EXTERNAL)]
 assert sorted(orboost.index[orboost["after Holm"] == "better"]) == ["calhousing", "stock"]
 assert sorted(orboost.index[orboost["after Holm"] == "worse"]) == ["bank2", "census2"]
 
@@ -212,7 +212,7 @@ assert sorted(orboost.index[orboost["after Holm"] == "worse"]) == ["bank2", "cen
 # The grid's top, T = 200, is chosen most often, by Reduction-boost in particular, so both might gain
 # from more rounds. The times are each job's own timers (wall seconds of the refit and of the model
 # selection, one process per job on a shared 2-core machine), summed over the 180 partitions;
-# ORBoost's are those of its cached pieces (its rows come from the peer cache, docs/sweeps.md).
+# ORBoost's are those of its cached pieces (its rows come from the external cache, docs/sweeps.md).
 
 # %%
 chosen = table[table["metric"] == "mae"].assign(

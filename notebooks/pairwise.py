@@ -20,7 +20,7 @@
 # problem over preference pairs within a query), RankNet (Burges et al., ICML 2005; a linear scorer
 # and one tanh hidden layer), RankBoost (Freund, Iyer, Schapire & Singer, JMLR 2003), the ordinal
 # learners as rankers (PRank, ordered logit, the reduction with logistic regression), LETOR's
-# least-squares regression baseline, and LightGBM / XGBoost as peers, on LETOR 3.0 OHSUMED (Qin, Liu,
+# least-squares regression baseline, and LightGBM / XGBoost as external learners, on LETOR 3.0 OHSUMED (Qin, Liu,
 # Xu & Li, Information Retrieval 13(4), 2010).
 #
 # The protocol is LETOR's: for each of the five folds, train on three subsets, choose

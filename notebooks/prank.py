@@ -146,7 +146,8 @@ for title, final in finals.items():
 # %%
 from ordrank.algorithms import MulticlassPerceptron, PRank, WidrowHoff
 from ordrank.datasets.eachmovie_style import eachmovie_style
-from ordrank.datasets.ratings import load_movielens_100k, resolve_data_dir
+from ordrank.datasets.data_dir import resolve_data_dir
+from ordrank.datasets.ratings import load_movielens_100k
 from ordrank.protocols.feature_scale import ThresholdStepPRank, scale_sweep, scaled_features
 from ordrank.protocols.collaborative import EachMovieProtocol, centered_features, target_sequences
 from ordrank.reports.online import final_losses

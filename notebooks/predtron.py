@@ -25,7 +25,7 @@
 # It reads only the committed tables in `results/predtron_*` (made by `make reproduce`). Values are
 # mean test NDCG losses over 20 repetitions, ± 1 standard error. The choices the paper leaves open are
 # in `docs/predtron.md`: the document centres, the data scale and 200 test queries. The number of
-# passes is not given either, so every Predtron curve comes in two readings (the tables' key
+# passes is not given either, so every Predtron curve comes in two interpretations (the tables' key
 # `passes_mode`): passes until a pass makes no mistake, capped at 50 (solid), and a single online pass
 # (dashed). In (a), four batch rankers fitted on the same queries stand beside them (dotted): RankSVM,
 # linear RankNet, LightGBM's LambdaMART and least squares.
@@ -166,7 +166,7 @@ print("all checks hold")
 #   without a mistake) in about 95 % of fits, while −i^1.1 and −i² almost always stop at the 50-pass
 #   cap. With **one online pass** (dashed), the paper's order appears at every n: 1/i is the highest
 #   curve, 1.6–2.5 times the higher of the other two (0.012 against 0.0071 and 0.0064 at n = 100).
-#   No curve comes near zero in either reading: the smallest mean is above 10⁻⁴.
+#   No curve comes near zero in either interpretation: the smallest mean is above 10⁻⁴.
 # - **(b), the trend in m: not reproduced.** The paper's loss grows with m. Here it falls by more than
 #   10× from m = 10 to m = 25, for every f, and 1/i is lowest at every m. In one pass it falls too,
 #   with 1/i then the highest at every m, the paper's order of f.
@@ -178,9 +178,9 @@ print("all checks hold")
 #
 # The likely causes are measured in `docs/predtron.md` (sensitivity table). The order in (a)
 # depends on the number of passes, which the paper does not give; a single pass over the n queries
-# (an online algorithm with mistake bounds, run once) is the reading under which the paper's order
+# (an online algorithm with mistake bounds, run once) is the interpretation under which the paper's order
 # appears, and an independent re-implementation (`tests/predtron_by_hand.py`) gives the
-# committed numbers of both readings. A 200-pass cap or unit-scale data keep 1/i best at larger n.
+# committed numbers of both interpretations. A 200-pass cap or unit-scale data keep 1/i best at larger n.
 # For (b), this generator adds only narrow bottom bands as m grows, and the NDCG loss barely weighs
 # them. The larger queries are easier here even at an equal number of training documents. So the
 # paper's generator, whose centres and scale it does not give, must differ from this one.

@@ -23,7 +23,7 @@
 #
 # The benchmark covers the 24 ORCA benchmarks: 12 discretized regression sets, each with 5 and with 10
 # equal-frequency ranks, and the 20 train/test partitions of the ORCA review (Gutiérrez et al., IEEE
-# TKDE 2016). It runs 17 learners: 11 of ordrank and 6 reference implementations (skordinal, mord).
+# TKDE 2016). It runs 17 learners: 11 of ordrank and 6 external learners (skordinal, mord).
 # Model selection is 3-fold CV on the training part. This notebook only reads
 # `results/svor_benchmark/benchmark.parquet` and the report CSVs beside it (`make reproduce` or `make benchmark`
 # made them), then Wei Chu's partitions' table, `results/svor_benchmark_chu/`.
@@ -82,7 +82,7 @@ display(Markdown(markdown_table(table, "zero_one")))
 # One point per benchmark (data set and bin count): mean test MAE of the x algorithm against the y algorithm, with ± 1
 # standard-error bars both ways. Points below the diagonal favour the y algorithm. Li & Lin compared
 # Reduction-boost with RankBoost; RankBoost is not run here (it is in `boost_benchmark.ipynb`), and
-# ORBoost (Lin & Li's all-threshold boosting, skordinal) is the nearest peer.
+# ORBoost (Lin & Li's all-threshold boosting, skordinal) is the nearest external learner.
 
 # %%
 PAIRS = [("SVORIM", "Reduction-SVM"), ("SVORIM", "Reduction-tree"), ("skordinal-ORBoost", "Reduction-boost")]
@@ -125,7 +125,7 @@ assert counts.loc["higher mean (worse)", "Reduction-boost vs skordinal-ORBoost"]
 # ## SVORIM against SVOREX, and against the authors' code
 #
 # Chu & Keerthi found SVORIM better in MAE and SVOREX competitive or better in zero-one error.
-# skordinal wraps their C SMO code, so its SVORIM and SVOREX are the reference for ordrank's own
+# skordinal wraps their C SMO code, so its SVORIM and SVOREX are the authors' code beside ordrank's own
 # solvers.
 
 # %%
@@ -213,7 +213,7 @@ display((cv / 60).round(1).rename("model selection, minutes in the jobs' timers"
 #   of 24 benchmarks.
 # - **SVOREX vs SVORIM (Chu & Keerthi): reproduced.** SVOREX has the higher MAE on 23 of 24 benchmarks
 #   and the lower zero-one error on 17 of 24.
-# - **The solvers agree with the reference code.** ordrank's SVORIM / SVOREX and skordinal's C SMO
+# - **The solvers agree with the authors' code.** ordrank's SVORIM / SVOREX and skordinal's C SMO
 #   (the authors' algorithm) differ by 0.00002 (SVORIM) and 0.003 (SVOREX) MAE on average over the
 #   benchmarks, at most 0.012 and 0.010 on one. The reduction agrees with libsvm-rank's REDSVM to within
 #   0.005 on 99 % of the partitions. SVORIM's and the reduction's differences are significant nowhere;

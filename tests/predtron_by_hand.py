@@ -13,7 +13,7 @@ One round on a query X (m, p) with relevance y:
     σ̃ = argmax_σ L(σ, y) + ⟨rep(σ), t⟩   (a linear assignment of documents to positions);
     w ← w − η Xᵀ(rep(σ̃) − rep(σ_y)),     rep(σ)_i = f(σ(i)) / ‖(f(1), …, f(m))‖.
 
-Readings: ``until_separated`` (passes over the n queries in order until a pass makes no mistake,
+Interpretations: ``until_separated`` (passes over the n queries in order until a pass makes no mistake,
 at most 50) and ``one`` (a single pass).
 
     python tests/predtron_by_hand.py               # compares with results/predtron_subset_n, prints
@@ -112,7 +112,7 @@ def main(argv=None):
                 print(f"{algorithm:20s} {passes:16s} r={r} n={n:3d}  by hand {loss:.12f}  committed "
                       f"{committed:.12f}  passes {made}")
     print(f"largest difference {worst:.2e}")
-    # the one-pass reading at n = 100 over the 20 repetitions: 1/i about twice the other two
+    # the one-pass interpretation at n = 100 over the 20 repetitions: 1/i about twice the other two
     means = {f: np.mean([grid_point(r, 100, f, "one")[0] for r in range(20)]) for f in F}
     print("one pass, n = 100, mean test loss over 20 repetitions:",
           {f: round(v, 5) for f, v in means.items()})

@@ -53,7 +53,7 @@ def test_quick_sweep_resume_collect_report(tmp_path, shared_data_dir):
 @pytest.mark.slow
 def test_quick_benchmark_every_algorithm(quick_reproduction):
     """svor_benchmark_quick as CI runs it (one job per partition x learner on the local engine): every
-    algorithm and peer, two sets, two partitions. The sweep is the one of the session's quick
+    algorithm and external learner, two sets, two partitions. The sweep is the one of the session's quick
     reproduction (conftest.py's quick_reproduction: `make reproduce-quick` runs it exactly so)."""
     path = quick_reproduction.out / "results" / "svor_benchmark_quick" / "benchmark.parquet"
     table = pd.read_parquet(path)

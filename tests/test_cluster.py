@@ -92,7 +92,7 @@ def added_by(output: str) -> int:
 
 
 @pytest.fixture(scope="module")
-def reference(shared_data_dir, tmp_path_factory) -> bytes:
+def expected(shared_data_dir, tmp_path_factory) -> bytes:
     """The variant run locally (2 worker processes): the bytes every engine's table must have."""
     out = tmp_path_factory.mktemp("local")
     done = run(command(out, shared_data_dir, "--launcher", "local", "--workers", "2"))
@@ -115,7 +115,7 @@ def ray_cluster():
         cluster.shutdown()
 
 
-def test_ray_worker_node_dies_then_the_same_command_finishes(ray_cluster, reference, shared_data_dir, tmp_path):
+def test_ray_worker_node_dies_then_the_same_command_finishes(ray_cluster, expected, shared_data_dir, tmp_path):
     cluster, workers = ray_cluster
     args = command(tmp_path, shared_data_dir, "--launcher", "ray", "--address", cluster.address)
     driver = start(args)
@@ -127,7 +127,7 @@ def test_ray_worker_node_dies_then_the_same_command_finishes(ray_cluster, refere
     assert again.returncode == 0, again.stdout + again.stderr
     assert added_by(again.stdout + again.stderr) == before  # nothing that had finished ran again
     assert f"{N_JOBS - before} to run" in again.stdout + again.stderr
-    assert table(tmp_path).read_bytes() == reference, output
+    assert table(tmp_path).read_bytes() == expected, output
     jobs = pd.read_parquet(table(tmp_path).with_name("benchmark.jobs.parquet"))
     assert len(jobs) == N_JOBS and set(jobs["engine"]) == {"ray"}
 
@@ -151,7 +151,7 @@ def slurm(tmp_path_factory):
         slurm_one_node.stop(folder)
 
 
-def test_slurm_job_cancelled_then_the_same_command_finishes(slurm, reference, shared_data_dir, tmp_path):
+def test_slurm_job_cancelled_then_the_same_command_finishes(slurm, expected, shared_data_dir, tmp_path):
     args = command(tmp_path, shared_data_dir, "--launcher", "slurm", "--workers", "2",
                    "--slurm-folder", str(tmp_path / "submitit"))
     driver = start(args, env=slurm)
@@ -185,10 +185,10 @@ def test_slurm_job_cancelled_then_the_same_command_finishes(slurm, reference, sh
     again = run(args, env=slurm)
     assert again.returncode == 0, again.stdout + again.stderr
     assert added_by(again.stdout + again.stderr) == before
-    assert table(tmp_path).read_bytes() == reference
+    assert table(tmp_path).read_bytes() == expected
 
 
-def test_driver_killed_and_a_second_driver_refused(reference, shared_data_dir, tmp_path):
+def test_driver_killed_and_a_second_driver_refused(expected, shared_data_dir, tmp_path):
     args = command(tmp_path, shared_data_dir, "--launcher", "local", "--workers", "1")
     driver = start(args)
     wait_for(lambda: jobs_in(tmp_path) >= 2, "two jobs in the table", driver)
@@ -201,7 +201,7 @@ def test_driver_killed_and_a_second_driver_refused(reference, shared_data_dir, t
     again = run(args)
     assert again.returncode == 0, again.stdout + again.stderr
     assert added_by(again.stdout + again.stderr) == before
-    assert table(tmp_path).read_bytes() == reference
+    assert table(tmp_path).read_bytes() == expected
     assert jobs_in(tmp_path) == N_JOBS  # a job row written before the kill, its results not: replaced
 
 

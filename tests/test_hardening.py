@@ -263,7 +263,7 @@ def test_a_letor_run_started_again_skips_finished_folds(tmp_path, monkeypatch):
 
 
 def test_a_subset_ranking_run_started_again_skips_finished_pieces(tmp_path, monkeypatch):
-    """The subset-ranking protocol: pieces (learner, reading, m, p) kept are not trained again."""
+    """The subset-ranking protocol: pieces (learner, interpretation, m, p) kept are not trained again."""
     import pandas as pd
 
     import ordrank.protocols.subset_ranking as subset_ranking
@@ -276,7 +276,7 @@ def test_a_subset_ranking_run_started_again_skips_finished_pieces(tmp_path, monk
               "protocol.m=[4,5]", "protocol.n_train=5", "only=[Predtron-inverse]", "+protocol.n_jobs=1"]
     fresh = pd.read_parquet(run(make_cfg(config), tmp_path / "fresh"))
     pieces = len(subset_ranking.SubsetRankingProtocol.finished_pieces(fresh))
-    assert pieces == 4  # 2 readings x 2 values of m
+    assert pieces == 4  # 2 interpretations x 2 values of m
     interrupted_on_call(subset_ranking.SubsetRankingProtocol, "_run_chunk", monkeypatch, 3)
     with pytest.raises(KeyboardInterrupt):
         run(make_cfg(config), tmp_path / "run")

@@ -55,7 +55,7 @@ def letor_text(rng, rows: int, n_features: int, dense: bool, docids: bool) -> st
     return "\n".join(out) + "\n"
 
 
-def reference(data: bytes, n_features=None, dtype=np.float64):
+def oracle(data: bytes, n_features=None, dtype=np.float64):
     """What the old reader returned: scikit-learn's parser on the lines (CR and CRLF made LF), densified."""
     raw = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     X, y, qid = load_svmlight_file(io.BytesIO(raw), n_features=n_features, dtype=dtype, query_id=True,
@@ -81,12 +81,12 @@ def test_values_are_bit_for_bit_those_of_scikit_learns_parser(seed, dense, endin
     path = tmp_path_factory.mktemp("random") / "part.txt"
     path.write_bytes(data)
     ours = load_letor(path)
-    assert_same(ours, *reference(data))
+    assert_same(ours, *oracle(data))
     values = [float(v) for line in text.splitlines() for v in re.findall(r"\d+:(\S+)", line.partition("#")[0])]
     if max(map(abs, values), default=0) < 3.4e38:  # else float32 overflows: an error (next test)
-        assert_same(load_letor(path, dtype=np.float32), *reference(data, dtype=np.float32))
+        assert_same(load_letor(path, dtype=np.float32), *oracle(data, dtype=np.float32))
     wide = load_letor(path, n_features=20)
-    assert_same(wide, *reference(data, n_features=20))
+    assert_same(wide, *oracle(data, n_features=20))
     lines = [line for line in text.splitlines() if line.partition("#")[0].strip()]
     expected = [m.group(1) for line in lines if (m := DOCID.search(line.partition("#")[2]))]
     assert (ours.docid is None) if not docids else (ours.docid.tolist() == expected)
@@ -95,7 +95,7 @@ def test_values_are_bit_for_bit_those_of_scikit_learns_parser(seed, dense, endin
 def test_awkward_numbers_one_per_column(tmp_path):
     text = "1 qid:1 " + " ".join(f"{j}:{v}" for j, v in enumerate(AWKWARD, 1)) + "\n"
     path = write(tmp_path / "a.txt", text)
-    assert_same(load_letor(path), *reference(text.encode()))
+    assert_same(load_letor(path), *oracle(text.encode()))
     X = load_letor(path).X
     assert not np.signbit(X[X == 0]).any()  # -0 is +0.0, as the old reader's toarray() made it
     with pytest.raises(LetorFormatError, match=r"line 1: a feature value is NaN or infinite"):
@@ -103,7 +103,7 @@ def test_awkward_numbers_one_per_column(tmp_path):
     ok = [v for v in AWKWARD if abs(float(v)) < 3.4e38]
     text = "1 qid:1 " + " ".join(f"{j}:{v}" for j, v in enumerate(ok, 1)) + "\n"
     assert_same(load_letor(write(tmp_path / "b.txt", text), dtype=np.float32),
-                *reference(text.encode(), dtype=np.float32))
+                *oracle(text.encode(), dtype=np.float32))
 
 
 @pytest.mark.parametrize("chunk", [8, 13, 64, 1000])
@@ -272,9 +272,9 @@ def test_any_spelling_reads_as_scikit_learns_parser_reads_it(text, tmp_path_fact
             load_letor(path)
         return
     ours = load_letor(path)
-    assert_same(ours, *reference(text.encode()))
+    assert_same(ours, *oracle(text.encode()))
     if max(map(abs, values_of(text)), default=0) < letor_file.FLOAT32_INF:  # else an error in float32
-        assert_same(load_letor(path, dtype=np.float32), *reference(text.encode(), dtype=np.float32))
+        assert_same(load_letor(path, dtype=np.float32), *oracle(text.encode(), dtype=np.float32))
     assert (ours.docid is None) if expected[0] is None else ours.docid.tolist() == expected
 
 
@@ -319,10 +319,10 @@ def test_halfway_and_double_rounding_cases_match_scikit_learn(tmp_path):
              "2.2250738585072011e-308", "1.7976931348623157e308", "7.0064923216240854e-46", "3.4028235677973366e38"]
     text = "1 qid:1 " + " ".join(f"{j}:{v}" for j, v in enumerate(cases, 1)) + "\n"
     path = write(tmp_path / "a.txt", text)
-    assert_same(load_letor(path), *reference(text.encode()))
+    assert_same(load_letor(path), *oracle(text.encode()))
     float32 = "1 qid:1 " + " ".join(f"{j}:{v}" for j, v in enumerate(cases[:-3], 1)) + "\n"
     path = write(tmp_path / "b.txt", float32)
-    assert_same(load_letor(path, dtype=np.float32), *reference(float32.encode(), dtype=np.float32))
+    assert_same(load_letor(path, dtype=np.float32), *oracle(float32.encode(), dtype=np.float32))
     assert load_letor(path, dtype=np.float32).X[0, 4] == 1.0  # rounded through float64, as scikit-learn does
 
 

@@ -45,7 +45,7 @@ def test_over_benchmarks_against_scipy():
     assert over["wilcoxon_pvalue"] == pytest.approx(stats.wilcoxon([-0.1, -0.2, 0.05, 0.0, -0.3]).pvalue)
 
 
-SPEC = ReportSpec(reference="R", block=("dataset", "bins"), methods=("A", "R"), peers=("P",),
+SPEC = ReportSpec(reference="R", block=("dataset", "bins"), methods=("A", "R"), external=("P",),
                   datasets=("d0", "d1", "d2"))
 
 

@@ -254,7 +254,7 @@ def test_ranker_qid_routed_through_grid_search_with_group_k_fold():
 
     rng = np.random.default_rng(5)
     X, y, qid = flat(*ranking_data(rng, 12, 6, 3))
-    noisy = rng.random(len(y)) < 0.3  # 30% of the labels redrawn: no η ranks every query perfectly
+    noisy = rng.random(len(y)) < 0.3  # 30% of the labels drawn again: no η ranks every query perfectly
     y = np.where(noisy, rng.integers(0, 3, len(y)), y)
     with sklearn.config_context(enable_metadata_routing=True):
         search = GridSearchCV(PredtronRanker(n_epochs=2), {"eta": [0.5, 1.0]}, cv=GroupKFold(3))

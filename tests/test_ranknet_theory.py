@@ -80,7 +80,7 @@ def test_committed_table_is_the_generated_one_and_both_files_are_byte_stable(tmp
                      (tmp_path / run / "figures" / module.FIGURE).read_bytes()])
     assert runs[0] == runs[1]
     assert runs[0][1][:4] == b"\x89PNG"
-    # a redraw (make figures) leaves the committed files as they are, on this CPU as on the one that
+    # a rebuild from the tables (make figures) leaves the committed files as they are, on this CPU as on the one that
     # wrote them: numpy's exp/log1p differ in the last bit between CPUs, hence the rounded values
     assert runs[0][0] == (REPO / "results" / module.TABLE).read_bytes(), \
         "results/ranknet_figure1/curves.parquet is not what ranknet_figure1.py writes: rerun it"

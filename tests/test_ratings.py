@@ -11,8 +11,8 @@ from ordrank.datasets.ratings import (
     load_eachmovie,
     load_movielens,
     load_movielens_100k,
-    resolve_data_dir,
 )
+from ordrank.datasets.data_dir import resolve_data_dir
 from conftest import write
 
 U_DATA = "12\t7\t5\t881250949\n3\t7\t1\t891717742\n12\t30\t3\t878887116\n5\t2\t4\t880606923\n"

@@ -93,12 +93,12 @@ def test_bold_best_and_marker(table):
         assert bold == [3]  # Reduction-SVM
         expected = cell(means, dataset, "Reduction-SVM")
         assert cells[3] == f"**{expected['mean']:.3f} ± {expected['sem']:.3f}**†"
-        assert not cells[2].endswith("†") and not cells[6].endswith("†")  # reference, identical peer
+        assert not cells[2].endswith("†") and not cells[6].endswith("†")  # reference, identical external learner
     assert "(1 failed)" in next(line for line in lines if line.startswith("| pyrim |"))
     assert next(line for line in lines if line.startswith("| housing |")).split("|")[6].strip() == "–"
     assert any(line.startswith("| average rank (all algorithms) |") for line in lines)
     methods_row = next(line for line in lines if line.startswith("| average rank (methods) |"))
-    assert methods_row.split("|")[-2].strip() == "–"  # skordinal-SVORIM, a peer, is not ranked there
+    assert methods_row.split("|")[-2].strip() == "–"  # skordinal-SVORIM, an external learner, is not ranked there
     assert "Friedman test among all algorithms: chi2(3)" in text and "Iman–Davenport F(3, 6)" in text
     assert "Left out (results missing on some benchmark): MC-SVM" in text
     assert "Friedman test among the methods: chi2(2)" in text  # 4 methods, MC-SVM left out

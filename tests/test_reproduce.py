@@ -31,7 +31,7 @@ def driver():
 
 def test_results_pages_tables_are_what_the_committed_tables_give(driver):
     """Each docs/results page holds exactly its tables of driver.PAGES, as the committed tables give
-    them. Rerun `python experiments/reproduce.py --redraw` (= `make figures`) when this fails."""
+    them. Rerun `python experiments/reproduce.py --from-tables` (= `make figures`) when this fails."""
     expected = driver.page_tables(REPO, quick=False)
     folder = REPO / driver.RESULTS_PAGES
     whole = {"web_scale.md"}  # drawn whole by experiments/report_letor_web.py (test below)

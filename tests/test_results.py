@@ -66,7 +66,7 @@ def write_job(folder, job, state="finished", overrides=()):
                      "e", "d", {"job": job})
     if state == "finished":
         write_table(table, folder / "results.parquet")
-        (folder / "FINISHED").write_text("fingerprint\n")
+        (folder / "FINISHED").write_text("config hash\n")
     elif state == "failed":
         write_table(table, folder / "results.partial.parquet")
         write_error(folder, ValueError("bad value\n on two lines"), list(overrides), "kept: 4 rows")

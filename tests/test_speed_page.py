@@ -10,7 +10,7 @@ from conftest import REPO
 
 # a duration as prose writes it: "about 50 min", "65 s", "3½ hours", "1-3 minutes", "9 min 54 s"
 DURATION = re.compile(r"(?<![\w.])(about )?(\d[\d.,½–-]*) ?(s|sec|seconds?|min|minutes?|h|hours?)\b")
-QUOTED = re.compile(r"`?make (reproduce-quick|reproduce PEERS=rerun|reproduce|test-fast|test)\b`?")
+QUOTED = re.compile(r"`?make (reproduce-quick|reproduce EXTERNAL=rerun|reproduce|test-fast|test)\b`?")
 
 
 def bench():

@@ -134,11 +134,11 @@ def test_cd_groups_by_hand():
     assert cd_groups({"a": 1.0, "b": 3.0}, 2.0) == []  # a difference of exactly CD is significant
 
 
-SPEC = ReportSpec(reference="M1", block=("dataset",), methods=("M1", "M2", "M3"), peers=("P",))
+SPEC = ReportSpec(reference="M1", block=("dataset",), methods=("M1", "M2", "M3"), external=("P",))
 
 
 def tiny_table():
-    """4 data sets × 3 partitions; M1 < M2 < M3 everywhere; P a copy of M1 (a peer duplicating a method)."""
+    """4 data sets × 3 partitions; M1 < M2 < M3 everywhere; P a copy of M1 (an external learner copying a method)."""
     rows = []
     for d, dataset in enumerate(["d0", "d1", "d2", "d3"]):
         for split in range(3):

@@ -139,7 +139,7 @@ def test_protocol_rows_and_values():
     learner = PredtronRanker(f="power_2", n_epochs=4, stop_when_separated=True)
     table = run_protocol(tiny_protocol(), {"P": learner})
     assert list(table.columns) == ["algorithm", "seed", "passes_mode", "n_train", "m", "p", "metric", "value"]
-    assert set(table.passes_mode) == {"until_separated"}  # the dataclass's default: one reading
+    assert set(table.passes_mode) == {"until_separated"}  # the dataclass's default: one interpretation
     assert len(table) == 3 * 2 * len(METRICS)
     wide = table.pivot_table(index=["seed", "n_train"], columns="metric", values="value")
     assert wide["test_ndcg_loss"].between(0, 1).all() and wide["train_ndcg_loss"].between(0, 1).all()
@@ -260,7 +260,7 @@ def test_app_runs_a_tiny_experiment_byte_for_byte(tmp_path):
     table = pd.read_parquet(first)
     assert table.columns[:10].tolist() == ["experiment", "dataset", "algorithm", "seed", "passes_mode", "n_train",
                                            "m", "p", "metric", "value"]
-    assert len(table) == 3 * 2 * 2 * 2 * len(METRICS)  # 3 f, 2 readings, 2 repetitions, 2 m
+    assert len(table) == 3 * 2 * 2 * 2 * len(METRICS)  # 3 f, 2 interpretations, 2 repetitions, 2 m
     assert set(table.experiment) == {"predtron_subset_m"} and set(table.dataset) == {"subset_ranking"}
     assert (table["config.algorithms.Predtron-power_2.f"] == "power_2").all()
     assert first.read_bytes() == run(make_cfg(overrides), tmp_path / "b").read_bytes()

@@ -1,4 +1,4 @@
-"""Subset ranking: the passes reading (protocol.passes_mode), the batch rankers beside the Predtron, an
+"""Subset ranking: the passes interpretation (protocol.passes_mode), the batch rankers beside the Predtron, an
 independent re-implementation of the Predtron against the protocol and the committed tables, and the
 Figure 1 script on the committed tables."""
 
@@ -43,7 +43,7 @@ def run(protocol, learners, seed=0):
     return pd.concat(protocol.iter_run(GaussianSubsetRanking(), learners, seed=seed), ignore_index=True)
 
 
-# --- the passes reading -------------------------------------------------------------------------
+# --- the passes interpretation -------------------------------------------------------------------------
 @pytest.mark.parametrize("vectorize", [True, False])
 def test_one_pass_is_the_learner_with_one_epoch_copy_by_copy(vectorize):
     learner = PredtronRanker(f="power_1.1", n_epochs=7, stop_when_separated=True)
@@ -54,7 +54,7 @@ def test_one_pass_is_the_learner_with_one_epoch_copy_by_copy(vectorize):
     alone = run(protocol(passes_mode="until_separated"), {"P": single}, seed=3)
     pd.testing.assert_frame_equal(one, alone.drop(columns="passes_mode"), rtol=1e-12, atol=1e-15)
     assert (one.loc[one.metric == "passes", "value"] == 1).all()
-    # the other reading is the learner as configured, and the learner itself is left as it was
+    # the other interpretation is the learner as configured, and the learner itself is left as it was
     several = run(protocol(passes_mode="until_separated"), {"P": learner}, seed=3)
     pd.testing.assert_frame_equal(both[both.passes_mode == "until_separated"].reset_index(drop=True), several)
     assert learner.n_epochs == 7 and learner.stop_when_separated
@@ -141,4 +141,4 @@ def test_figure_and_tables_from_the_committed_tables():
     assert styles["RankSVM"] == ":"
     header = figure1.markdown(tables["a"], "a").splitlines()[0]
     assert header.startswith("| n | f(i) = 1/i | f(i) = −i^1.1 | f(i) = −i² | f(i) = 1/i, one pass |")
-    assert header.count("|") == 12  # n, 6 Predtron readings, 4 batch rankers
+    assert header.count("|") == 12  # n, 6 Predtron interpretations, 4 batch rankers

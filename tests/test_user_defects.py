@@ -191,7 +191,7 @@ SOLVER_MADE_BEFORE = ["config.algorithms.SVORIM.solver", "config.algorithms.SVOR
 @pytest.mark.parametrize("name,table", list(committed_tables()), ids=lambda v: v if isinstance(v, str) else "")
 def test_the_config_columns_of_committed_tables_are_unchanged(name, table):
     """A parameter at the estimator's default is set nowhere, so it adds no config column (and leaves a
-    job's fingerprint alone): a rerun of today's configs has the committed tables' columns and values."""
+    job's config hash alone): a rerun of today's configs has the committed tables' columns and values."""
     from ordrank.config_columns import run_config
     from ordrank.reports.spec import config_name
 

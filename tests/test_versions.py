@@ -49,9 +49,9 @@ def test_environment_yml_pins_what_the_lock_pins_and_the_lock_covers_pyproject()
     assert "--hash=sha256:" in (REPO / "requirements.lock").read_text()
 
 
-# Committed tables that record no versions: the papers' sizes' peer cache, primed before versions were
+# Committed tables that record no versions: the papers' sizes' external cache, filled before versions were
 # recorded (its results and timings tables have their versions per job, in the jobs table beside them).
-PREDATE_THE_RECORD = ("results/svor_benchmark_papers_sizes/peer_cache.parquet",)
+PREDATE_THE_RECORD = ("results/svor_benchmark_papers_sizes/external_cache.parquet",)
 
 
 def test_every_committed_table_records_its_versions_but_those_that_predate_the_record():

@@ -117,12 +117,12 @@ def test_rankboost_with_every_value_as_threshold_takes_wider_bins():
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 40), st.integers(1, 5), st.sampled_from(["float32", "float64", "int64", "bool"]),
        st.booleans())
-def test_peer_cache_checksum_reads_the_buffer_and_keeps_the_keys(rows, columns, dtype, fortran):
+def test_external_cache_checksum_reads_the_buffer_and_keeps_the_keys(rows, columns, dtype, fortran):
     """The data checksum over each array's buffer (no copy of a fold's X) is the one over its bytes, so
-    the committed peer caches' keys still hold."""
+    the committed external caches' keys still hold."""
     import hashlib
 
-    from ordrank.results.peer_cache import data_checksum
+    from ordrank.results.external_cache import data_checksum
 
     X = (np.random.default_rng(rows).normal(size=(rows, columns)) * 3).astype(dtype)
     X = np.asfortranarray(X) if fortran else X[::-1][::-1]

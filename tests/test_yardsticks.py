@@ -9,7 +9,7 @@ from ordrank.reports import (ReportSpec, write_report, yardstick_markdown, yards
                              yardstick_time_markdown, yardstick_times)
 
 SPEC = ReportSpec(reference="SVORIM", block=("dataset", "bins"), methods=("SVORIM", "SVOREX"),
-                  peers=("C-SVORIM", "C-SVOREX"), datasets=("b", "a"),
+                  external=("C-SVORIM", "C-SVOREX"), datasets=("b", "a"),
                   yardsticks={"C-SVORIM": "SVORIM", "C-SVOREX": "SVOREX"})
 SPLITS = 12
 
@@ -107,8 +107,8 @@ def test_report_has_the_sections_and_csvs(tables, tmp_path):
 
 
 @pytest.mark.parametrize("yardsticks", [{"C-SVORIM": "PRank"}, {"libsvm": "SVORIM"}])
-def test_a_yardstick_must_pair_a_peer_with_a_method(yardsticks):
-    report = {"reference": "SVORIM", "methods": ["SVORIM"], "peers": ["C-SVORIM"], "yardsticks": yardsticks}
+def test_a_yardstick_must_pair_an_external_learner_with_a_method(yardsticks):
+    report = {"reference": "SVORIM", "methods": ["SVORIM"], "external": ["C-SVORIM"], "yardsticks": yardsticks}
     with pytest.raises(ValueError, match="yardsticks maps") as error:
         ReportSpec.from_config(report, "conf/experiment/x.yaml: report")
     assert "conf/experiment/x.yaml" in str(error.value)

@@ -1,4 +1,4 @@
-"""bench_svor.py's part ``fits``: one SVOR fit, ordrank's default solver and its cvxpy reference dual
+"""bench_svor.py's part ``fits``: one SVOR fit, ordrank's default solver and its cvxpy oracle dual
 against skordinal's C SMO; the factored against the exact kernel term; a grid over C on one compiled
 problem. What each line shows: the script's docstring."""
 from __future__ import annotations
@@ -54,9 +54,9 @@ def compare(n, noise, repeats):
     X, y = quantile_ranks(n, noise)
     auto_s, model = best_of(repeats, lambda: default(X, y))
     ref_s, ref = best_of(repeats, lambda: ours(X, y))
-    theirs_s, peer = best_of(repeats, lambda: theirs(X, y))
-    gap = np.abs(model.thresholds_ - peer.thresholds_).max()
-    agree = np.mean(model.predict(X) == peer.predict(X))
+    theirs_s, theirs_model = best_of(repeats, lambda: theirs(X, y))
+    gap = np.abs(model.thresholds_ - theirs_model.thresholds_).max()
+    agree = np.mean(model.predict(X) == theirs_model.predict(X))
     print(f"  n={n:5d}  noise {noise:.1f}  auto {auto_s:6.2f} s (by {model.solver_})  CLARABEL {ref_s:6.2f} s "
           f"({ref.n_iter_} iterations, {form(ref)}, factor needs r >= {needed_rank(X)})  "
           f"skordinal {theirs_s:6.2f} s  ratio auto {auto_s / theirs_s:5.2f}, CLARABEL {ref_s / theirs_s:5.2f}  "

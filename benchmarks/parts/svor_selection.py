@@ -58,7 +58,7 @@ def one_fit(sizes, repeats, Cs=(1.0,), variants=("implicit",)):
                     for name, fit in fits.items():
                         models[name], wall, cpu = timed(lambda: fit(X, y, C, variant))
                         best[name] = min(best[name], (wall, cpu))
-                peer = models["skordinal"].predict(X)
+                theirs = models["skordinal"].predict(X)
                 line = [f"  n={n:5d}  skordinal {best['skordinal'][0]:6.2f} / "
                         f"{best['skordinal'][1]:6.2f}"]
                 for name in ("ordrank auto", "ordrank CLARABEL", "ordrank IPM", "ordrank SMO"):
@@ -66,7 +66,7 @@ def one_fit(sizes, repeats, Cs=(1.0,), variants=("implicit",)):
                     ran = f" [{models[name].solver_}]" if name == "ordrank auto" else ""
                     line.append(f"{name}{ran} {wall:6.2f} / {cpu:6.2f} (ratio "
                                 f"{wall / best['skordinal'][0]:4.2f}, equal predictions "
-                                f"{np.mean(models[name].predict(X) == peer):.4f})")
+                                f"{np.mean(models[name].predict(X) == theirs):.4f})")
                 print("  ".join(line), flush=True)
 
 
@@ -165,9 +165,9 @@ def solver_selection(dataset, bins, splits, learners, solvers, data_dir):
             print(f"  split {split} {name:7s} " + "  |  ".join(line))
 
 
-def pages(dataset, bins, split, repeats, data_dir):
-    """One whole job of svor_benchmark (``run.py``, every ordrank learner; the peers from the
-    committed peer cache) with numpy's transparent-huge-page advice on and off, alternating."""
+def huge_pages(dataset, bins, split, repeats, data_dir):
+    """One whole job of svor_benchmark (``run.py``, every ordrank learner; the external learners from the
+    committed external cache) with numpy's transparent-huge-page advice on and off, alternating."""
     print(f"(d) one svor_benchmark job ({dataset}, {bins} bins, partition {split}; run.py, one "
           f"thread), NUMPY_MADVISE_HUGEPAGE=1 against 0, best of {repeats} (wall / user / system s)")
     best, tables = {}, {}

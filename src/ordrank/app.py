@@ -28,7 +28,7 @@ from tqdm.contrib.logging import logging_redirect_tqdm
 
 from ordrank.config_columns import check_algorithms, run_config
 from ordrank.datasets import naming
-from ordrank.results import peer_cache
+from ordrank.results import external_cache
 from ordrank.resume import reusable_pieces
 from ordrank.settings import check_settings
 from ordrank.results import (ERROR, FINISHED, atomic_path, finalize, partial_path, publish,
@@ -93,7 +93,7 @@ def build(cfg: DictConfig) -> dict:
     for name, spec in chosen.items():
         try:
             learner = instantiate(spec)
-            if hasattr(learner, "_parameter_constraints"):  # peers from other libraries may lack them
+            if hasattr(learner, "_parameter_constraints"):  # external learners from other libraries may lack them
                 learner._validate_params()
         except (ValueError, TypeError) as error:
             raise _prefixed(error, f"algorithms.{name}") from error
@@ -125,17 +125,17 @@ def build(cfg: DictConfig) -> dict:
     }
 
 
-def fingerprint(config: dict) -> str:
+def config_hash(config: dict) -> str:
     """A digest of a job's resolved configuration (what decides its results)."""
     return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def job_key(cfg: DictConfig, config: dict | None = None) -> str:
-    """The fingerprint a finished job writes to FINISHED: of its config columns (``config``, default
+    """The config hash a finished job writes to FINISHED: of its config columns (``config``, default
     :func:`ordrank.config_columns.run_config`), and of ``only`` when it is set (it picks the rows)."""
     config = run_config(cfg) if config is None else config
     only = OmegaConf.to_container(cfg, resolve=True).get("only")  # not a column, but it picks the rows
-    return fingerprint(config if only is None else {**config, "only": only})
+    return config_hash(config if only is None else {**config, "only": only})
 
 
 CHECKPOINT_SECONDS = 5.0  # the partial table is rewritten at most this often while a run goes on
@@ -175,7 +175,7 @@ def run(cfg: DictConfig, output_dir: str | Path) -> Path:
     SIGINT/SIGTERM). When every piece is done the table is written (the rows of the protocol's
     ``timing_metrics``, measured seconds, go to ``<table stem>.timings<suffix>`` beside it, so a
     rerun's results table is byte for byte the same), ``FINISHED`` records the configuration's
-    fingerprint, the partial table is removed. A failure writes ``<output_dir>/ERROR`` (the one-line
+    config hash, the partial table is removed. A failure writes ``<output_dir>/ERROR`` (the one-line
     error, the job's overrides, the traceback) and re-raises; a failure after the settings were
     checked carries a note (``add_note``) saying what was kept and where ERROR is; it is logged at
     ERROR level in a sweep's job only (a single run's caller reports it). A later success removes a
@@ -212,7 +212,7 @@ def _multirun() -> bool:
 
 def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
     parts = build(cfg)
-    peers = peer_cache.attach(cfg, parts["protocol"], output_dir)  # where the peers' rows come from
+    external = external_cache.attach(cfg, parts["protocol"], output_dir)  # where the external learners' rows come from
     kept["checked"] = True  # every setting is valid; from here on the run computes
     config = run_config(cfg)  # the config columns (ordrank.config_columns: what is left out, and why)
     key = job_key(cfg, config)
@@ -264,7 +264,7 @@ def _run(cfg: DictConfig, output_dir: Path, kept: dict) -> Path:
         write_table(timings, timings_path(path))
     else:
         timings_path(path).unlink(missing_ok=True)
-    peers.write(cfg.experiment)  # the peer pieces it ran (ordrank.results.peer_cache), for the sweep's collector
+    external.write(cfg.experiment)  # its external learners' pieces (ordrank.results.external_cache), for the collector
     write_table(results, path)
     with atomic_path(marker) as tmp:  # a kill mid-write leaves no empty marker (a job not done)
         Path(tmp).write_text(key + "\n")

@@ -1,15 +1,15 @@
-"""What of a run's configuration becomes its table's ``config.*`` columns and its fingerprint, and
+"""What of a run's configuration becomes its table's ``config.*`` columns and its config hash, and
 which keys a learner's config may hold.
 
 The columns are every value the configuration sets (the options' YAML files, the experiment, the
 command line), resolved, except where files are (so tables made on different machines compare equal),
 ``experiment`` (a column of its own), ``report`` (how a report shows the table, not a row),
-``peers`` (whether a peer's rows are fitted or taken from the peer cache: the same rows either way)
+``external`` (whether an external learner's rows are fitted or taken from the external cache: the same rows either way)
 and ``quick`` (the experiment a ``conf/quick/`` overlay shrinks; ``experiment`` names the run).
 
 A ``conf/algorithm/*.yaml`` lists only what differs from its estimator's defaults: its ``_target_``
 and the non-default settings. A parameter left at its default is set nowhere, so it is neither a
-column nor part of a job's fingerprint; the learner gets the default from its own signature. Any
+column nor part of a job's config hash; the learner gets the default from its own signature. Any
 parameter of the estimator (nested ones too) is still set by a plain override, without ``+``
 (``algorithms.SVORIM.diagonal_jitter=0.001``): conf/config.yaml merges ``ordrank_open_algorithms``
 (registered by ``hydra_plugins.ordrank_configs``), which keeps ``algorithms`` open to new keys when
@@ -26,10 +26,12 @@ from collections.abc import Mapping
 
 from omegaconf import DictConfig, OmegaConf
 
-LOCATION_KEYS = {"hydra", "experiment", "data_dir", "path_or_data_dir", "table_name", "publish",
-                 "results_dir", "only", "resume", "report",
-                 "peers",  # where a peer's rows come from (ordrank.results.peer_cache), not what they are
-                 "quick"}  # which experiment a conf/quick/ overlay shrinks: ``experiment`` names the run
+# The settings that are no config column and no part of a job's config hash: where files are, how a
+# run is launched and shown; none of them changes a row.
+NOT_CONFIG_COLUMNS = {"hydra", "experiment", "data_dir", "path_or_data_dir", "table_name", "publish",
+                      "results_dir", "only", "resume", "report",
+                      "external",  # where external learners' rows come from (results.external_cache), not what
+                      "quick"}  # which experiment a conf/quick/ overlay shrinks: ``experiment`` names the run
 
 
 def without(config, keys):
@@ -40,8 +42,8 @@ def without(config, keys):
 
 
 def run_config(cfg: DictConfig) -> dict:
-    """The resolved configuration that decides a run's rows: its config columns and fingerprint."""
-    return without(OmegaConf.to_container(cfg, resolve=True), LOCATION_KEYS)
+    """The resolved configuration that decides a run's rows: its config columns and config hash."""
+    return without(OmegaConf.to_container(cfg, resolve=True), NOT_CONFIG_COLUMNS)
 
 
 # --- the keys of a learner's config ------------------------------------------------------------------
@@ -75,7 +77,7 @@ def estimator_parameters(target: str) -> dict[str, inspect.Parameter] | None:
 
 
 def same_value(a, b) -> bool:
-    """``a == b`` and of the same type: 1.0 is not the int 1 (a learner's parameters, and the peer
+    """``a == b`` and of the same type: 1.0 is not the int 1 (a learner's parameters, and the external learner
     cache's keys made of them, tell them apart)."""
     if type(a) is not type(b):
         return False

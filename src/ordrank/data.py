@@ -15,7 +15,7 @@ import sys
 
 from ordrank.datasets import fetch, registry
 from ordrank.datasets.install import install_local, mirror_paths
-from ordrank.datasets.ratings import resolve_data_dir
+from ordrank.datasets.data_dir import resolve_data_dir
 
 
 DESCRIPTION = ("Get the real data sets into the data directory (--data-dir, else $ORDRANK_DATA, else data/): "

@@ -31,7 +31,7 @@ def progress(total: int, desc: str, unit: str = "piece") -> tqdm:
 
 class StepTimes:
     """Wall and CPU seconds of each step of a command (``experiments/reproduce.py --timings FILE``:
-    each experiment, then the redraw), with the 1-minute load average before and after, written as
+    each experiment, then the rebuild from the tables), with the 1-minute load average before and after, written as
     JSON for benchmarks/bench_reproduce.py.
 
     A step's CPU seconds are those of every process that did its work: this process, the children it

@@ -14,7 +14,7 @@ from omegaconf import DictConfig, OmegaConf
 # the top-level keys the job reads; any other must be read by an interpolation (e.g. `grid` in
 # svor_benchmark: ${grid.C}), else it is a misspelling added with `+`, which nothing would read
 READ_KEYS = ("experiment", "seed", "data_dir", "algorithms", "only", "table_name", "publish",
-             "results_dir", "resume", "peers", "dataset", "protocol", "features",
+             "results_dir", "resume", "external", "dataset", "protocol", "features",
              "report",  # read by the reports (ordrank.reports.spec), not by the run
              "quick",   # the experiment a conf/quick/ overlay shrinks (check_settings)
              "hydra")

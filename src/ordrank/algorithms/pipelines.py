@@ -1,7 +1,7 @@
 """A learner inside a scikit-learn pipeline: its final step, and a grid as the pipeline sees it.
 
 A train/test protocol makes the feature map the first step of each learner's pipeline
-(:mod:`ordrank.app`); model selection, the staged fits and the peer cache then look at the learner
+(:mod:`ordrank.app`); model selection, the staged fits and the external cache then look at the learner
 itself, the pipeline's last step (:func:`final_step`), and set its parameters through the
 pipeline's step-name prefix (:func:`prefixed_grid`).
 """

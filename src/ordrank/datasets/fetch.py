@@ -36,7 +36,7 @@ import requests
 from tqdm.auto import tqdm
 
 from ordrank.datasets.archives import ArchiveError
-from ordrank.datasets.ratings import resolve_data_dir
+from ordrank.datasets.data_dir import resolve_data_dir
 from ordrank.datasets.registry import Check, DataSet, FetchError, get
 
 RETRIES = 2
@@ -161,7 +161,7 @@ def fetch(name: str, data_dir: str | os.PathLike | None = None, base_url: str | 
     name : str
         A key of :data:`DATASETS`.
     data_dir : path, optional
-        Data directory (see :func:`~ordrank.datasets.ratings.resolve_data_dir`); created if needed.
+        Data directory (see :func:`~ordrank.datasets.data_dir.resolve_data_dir`); created if needed.
     base_url : str, optional
         Mirror root replacing the upstream URLs (default ``$ORDRANK_DATA_URL``; see the module docstring).
     force : bool

@@ -21,7 +21,7 @@ import pooch
 from ordrank.datasets.archives import ArchiveError
 from ordrank.datasets.fetch import (DataSet, FetchError, _label, _move_into_place, _problems, get,
                                     writable_data_dir)
-from ordrank.datasets.ratings import resolve_data_dir
+from ordrank.datasets.data_dir import resolve_data_dir
 from ordrank.datasets.web_import import install_web, unpack
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ordrank.datasets.letor_file import LetorFormatError, QuerySet, check_arguments, concat, load_letor
-from ordrank.datasets.ratings import resolve_data_dir
+from ordrank.datasets.data_dir import resolve_data_dir
 
 PARTS = ("train", "vali", "test")
 LAYOUTS = {"LETOR 4.0": ("train.txt", "vali.txt", "test.txt"),
@@ -122,7 +122,7 @@ class LetorData:
     path : path
         The folder; a relative path is taken under the data directory.
     data_dir : path, optional
-        Data directory (see :func:`~ordrank.datasets.ratings.resolve_data_dir`).
+        Data directory (see :func:`~ordrank.datasets.data_dir.resolve_data_dir`).
     n_features : int, optional
         Expected feature count (OHSUMED: 45); None: the largest index in each fold's files.
     fetch : str, optional

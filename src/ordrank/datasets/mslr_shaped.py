@@ -149,8 +149,8 @@ def write_letor_folder(parts: dict[str, QuerySet], folder, chunk: int = 100_000)
         part = parts[name]
         with open(fold / f"{name}.txt", "wb") as out:
             for start in range(0, len(part), chunk):
-                piece = QuerySet(*(a[start:start + chunk] for a in (part.X, part.y, part.qid)), None, part.path)
-                lines = pc.binary_join_element_wise(_letor_lines(piece), "", "\n")  # each line + LF
+                rows = QuerySet(*(a[start:start + chunk] for a in (part.X, part.y, part.qid)), None, part.path)
+                lines = pc.binary_join_element_wise(_letor_lines(rows), "", "\n")  # each line + LF
                 offsets = np.frombuffer(lines.buffers()[1], np.int32)[lines.offset:lines.offset + len(lines) + 1]
                 out.write(memoryview(lines.buffers()[2])[offsets[0]:offsets[-1]])
     return Path(folder)

@@ -34,7 +34,7 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 
 from ordrank.datasets.partition_table import drop_constant, parse_table
-from ordrank.datasets.ratings import resolve_data_dir
+from ordrank.datasets.data_dir import resolve_data_dir
 
 CHU_NAME = re.compile(r"(?P<stem>.+)_(?P<kind>train|test)_(?P<bins>\d+)\.(?P<k>\d+)")
 ORCA_NAME = re.compile(r"(?P<kind>train|test)_(?P<stem>.+)\.(?P<k>\d+)")
@@ -159,7 +159,7 @@ class PartitionFolder:
         The folder or archive; a relative path is taken under the data directory (or, when it is not
         there, under the current directory).
     data_dir : path, optional
-        Data directory (see :func:`~ordrank.datasets.ratings.resolve_data_dir`).
+        Data directory (see :func:`~ordrank.datasets.data_dir.resolve_data_dir`).
     bins : int, optional
         Number of ranks k ≥ 2 (labels 1..k). None: Chu's B from the file names, else the largest label of
         the first partition. In Chu's layout it chooses between ``<B>bins`` sets; in ORCA's it must equal

@@ -26,7 +26,7 @@ from sklearn.model_selection import StratifiedShuffleSplit
 
 from ordrank.datasets.orca_archives import ORCA_SOURCE, check_archive, read_members
 from ordrank.datasets.partition_table import drop_constant, parse_table
-from ordrank.datasets.ratings import _find, resolve_data_dir
+from ordrank.datasets.data_dir import find_file, resolve_data_dir
 
 CHU_FOLDERS = {"pyrim": "pyrimidines", "machine": "machinecpu", "housing": "bostonhousing",
                "abalone": "abalone", "stock": "stocksdomain"}
@@ -59,7 +59,7 @@ class BenchmarkData:
     source : {"orca", "chu"}
         File layout (see the module docstring).
     data_dir : path, optional
-        Data directory (see :func:`~ordrank.datasets.ratings.resolve_data_dir`).
+        Data directory (see :func:`~ordrank.datasets.data_dir.resolve_data_dir`).
     redraw : dict, optional
         ``{"train_size": int, "n_splits": int, "seed": int}``: instead of the files' partitions, draw
         `n_splits` stratified train/test splits (scikit-learn ``StratifiedShuffleSplit``, seeded) of
@@ -102,12 +102,12 @@ class BenchmarkData:
             raise ValueError(f"dataset.drop_constant must be true or false, got {self.drop_constant!r}")
         self._drawn = None
         if self.source == "orca":
-            _find(f"ORCA archive of {self.benchmark} ({self.bins} bins)", [self.source_path], ORCA_SOURCE)
+            find_file(f"ORCA archive of {self.benchmark} ({self.bins} bins)", [self.source_path], ORCA_SOURCE)
             check_archive(self.source_path, f"{self.bins}bins/{self._stem}", resolve_data_dir(self.data_dir))
         else:
             for i in range(N_SPLITS):
                 for name in self._files(i):
-                    _find(f"Chu partition file of {self.benchmark} ({self.bins} bins)",
+                    find_file(f"Chu partition file of {self.benchmark} ({self.bins} bins)",
                           [self.source_path / name], CHU_SOURCE)
 
     @property
@@ -172,7 +172,7 @@ class BenchmarkData:
         if self.source == "orca":
             texts = read_members(self.source_path, names)
         else:
-            texts = {name: _find(f"Chu partition file of {self.benchmark}", [self.source_path / name],
+            texts = {name: find_file(f"Chu partition file of {self.benchmark}", [self.source_path / name],
                                  CHU_SOURCE).read_bytes() for name in names}
         for i in indices:
             train, test = self._files(i)

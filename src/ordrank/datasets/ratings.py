@@ -24,6 +24,8 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ordrank.datasets.data_dir import find_file, resolve_data_dir
+
 PUBLISHED_FILES = {
     "movielens-100k/u.data": (1979173, "06416e597f82b7342361e41163890c81036900f418ad91315590814211dca490"),
 }
@@ -81,16 +83,6 @@ class Ratings:
         return np.flatnonzero(np.diff(self.matrix.indptr) >= n)
 
 
-def resolve_data_dir(data_dir: str | os.PathLike | None = None, root: str | os.PathLike | None = None) -> Path:
-    """Data directory: `data_dir` if given, else ``$ORDRANK_DATA``, else ``data/``.
-
-    A relative result is taken under `root` if given, else under the current directory: the
-    notebooks, whose kernel runs in ``notebooks/``, pass the repository root.
-    """
-    path = Path(data_dir if data_dir is not None else os.environ.get("ORDRANK_DATA") or "data")
-    return path if root is None else Path(root) / path
-
-
 def load_movielens_100k(data_dir: str | os.PathLike | None = None) -> Ratings:
     """Load MovieLens-100K ``u.data`` (tab-separated ``user item rating timestamp``, ratings 1..5).
 
@@ -106,7 +98,7 @@ def load_movielens_100k(data_dir: str | os.PathLike | None = None) -> Ratings:
         Ranks 1..5, ``levels = [1, 2, 3, 4, 5]``.
     """
     root = resolve_data_dir(data_dir)
-    path = _find("MovieLens-100K u.data", [root / "movielens-100k" / "u.data", root / "ml-100k" / "u.data"],
+    path = find_file("MovieLens-100K u.data", [root / "movielens-100k" / "u.data", root / "ml-100k" / "u.data"],
                  _fetch_hint("movielens-100k", root, MOVIELENS_SOURCE))
     return _read_ratings(path, "\t", 4, np.arange(1.0, 6.0), "movielens-100k/u.data", min_id=1,
                          timestamp=3)
@@ -133,7 +125,7 @@ def load_movielens(path_or_data_dir: str | os.PathLike | None = None, variant: s
     folder, levels = MOVIELENS_VARIANTS[variant]
     given = resolve_data_dir(path_or_data_dir)
     candidates = [given] if given.is_file() else [given / folder / "ratings.dat"]
-    path = _find(f"MovieLens-{variant.upper()} ratings.dat", candidates,
+    path = find_file(f"MovieLens-{variant.upper()} ratings.dat", candidates,
                  _fetch_hint(f"movielens-{variant}", given, MOVIELENS_SOURCE))
     return _read_ratings(path, "::", 4, levels, f"{folder}/ratings.dat", min_id=1, timestamp=3)
 
@@ -152,25 +144,13 @@ def load_eachmovie(data_dir: str | os.PathLike | None = None) -> Ratings:
         Scores 0, 0.2, ..., 1.0 as ranks 1..6, ``levels = [0, 0.2, 0.4, 0.6, 0.8, 1]``.
     """
     root = resolve_data_dir(data_dir)
-    path = _find("EachMovie Vote.txt", [root / "eachmovie" / "Vote.txt"], EACHMOVIE_SOURCE)
+    path = find_file("EachMovie Vote.txt", [root / "eachmovie" / "Vote.txt"], EACHMOVIE_SOURCE)
     return _read_ratings(path, "\t", 5, np.linspace(0.0, 1.0, 6), "eachmovie/Vote.txt", min_id=0)
 
 
 def _fetch_hint(name: str, root: Path, source: str) -> str:
     """Where set ``name`` comes from and the command that fetches it into ``root``."""
     return f"{source}; or get it with: python -m ordrank.data fetch {name} --data-dir {root}"
-
-
-def _find(what: str, candidates: list[Path], source: str) -> Path:
-    """First existing path among `candidates`; else FileNotFoundError saying where to get the file."""
-    for path in candidates:
-        if path.is_file():
-            return path
-    raise FileNotFoundError(
-        f"{what} not found: expected it at {' or '.join(str(p) for p in candidates)}. "
-        "Set the data directory with the config key `data_dir` or the environment variable ORDRANK_DATA. "
-        f"{source}."
-    )
 
 
 def _read_ratings(path: Path, sep: str, n_fields: int, levels: np.ndarray, key: str, *, min_id: int,

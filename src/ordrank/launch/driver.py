@@ -86,12 +86,13 @@ class Outcome:
     done_before: int
     added: list = field(default_factory=list)      # jobs added by this run
     failed: list = field(default_factory=list)     # (job, message)
-    peer_hits: int = 0                             # peer pieces the jobs took from the peer cache
-    peer_computed: int = 0                         # peer pieces the jobs fitted
+    external_hits: int = 0                             # external learner pieces the jobs took from the external cache
+    external_computed: int = 0                         # external learner pieces the jobs fitted
 
     @property
-    def peers(self) -> str:
-        return f"{self.peer_hits} peer pieces from the peer cache, {self.peer_computed} computed"
+    def external_summary(self) -> str:
+        return (f"{self.external_hits} external learner pieces from the external cache, "
+                f"{self.external_computed} computed")
 
     @property
     def complete(self) -> bool:
@@ -122,13 +123,13 @@ def plan(path: Path, jobs: list[Job], workers: list[int], estimates_from: Path |
 
 
 def drive(path: Path, jobs: list[Job], engine_factory, *, say=print, poll: float = 5.0,
-          peers_beside: Path | None = None, estimates_from: Path | None = None) -> Outcome:
+          external_beside: Path | None = None, estimates_from: Path | None = None) -> Outcome:
     """Run the jobs ``path`` lacks on ``engine_factory()`` and add each to the tables as it finishes
-    (the peer pieces they computed to the peer cache beside ``peers_beside``, default ``path``)."""
+    (the external learner pieces they computed to the external cache beside ``external_beside``, default ``path``)."""
     path = Path(path)
     held = lock(path)
     try:
-        tables = SweepTables(path, jobs, peers_beside)
+        tables = SweepTables(path, jobs, external_beside)
         states = table_state(tables.results, jobs)
         done = [job for job in jobs if states[job] == "done"]
         tables.record_unknown(done)
@@ -156,10 +157,10 @@ def drive(path: Path, jobs: list[Job], engine_factory, *, say=print, poll: float
                         say(f"failed: {job.name}: {error}")
                     left -= seconds[job]
                 for result in results:
-                    if result.peers is not None and len(result.peers):
-                        first = result.peers.drop_duplicates("cache_key")["from_cache"].astype(bool)
-                        outcome.peer_hits += int(first.sum())
-                        outcome.peer_computed += int((~first).sum())
+                    if result.external is not None and len(result.external):
+                        first = result.external.drop_duplicates("cache_key")["from_cache"].astype(bool)
+                        outcome.external_hits += int(first.sum())
+                        outcome.external_computed += int((~first).sum())
                 if results:
                     tables.add(results, engine.name)
                     outcome.added += [r.job for r in results]

@@ -46,17 +46,17 @@ class JobFailed(Exception):
 _SHARED: dict = {}
 
 
-def _share(peer_cache, threads: int) -> None:
-    """A local worker's initializer: the peer cache, once per process, and the BLAS/OpenMP threads it
+def _share(external_cache, threads: int) -> None:
+    """A local worker's initializer: the external cache, once per process, and the BLAS/OpenMP threads it
     may use (the cores over the workers, as joblib's loky backend sets them: no oversubscription)."""
     from threadpoolctl import threadpool_limits
 
-    _SHARED["peer_cache"] = peer_cache
+    _SHARED["external_cache"] = external_cache
     threadpool_limits(threads)
 
 
 def _run_shared(job: Job) -> JobResult:
-    return run_job(job, _SHARED.get("peer_cache"))
+    return run_job(job, _SHARED.get("external_cache"))
 
 
 def _failed(error: BaseException) -> JobFailed:
@@ -69,12 +69,12 @@ class LocalEngine:
 
     name = "local"
 
-    def __init__(self, workers: int, peer_cache: pd.DataFrame | None = None):
+    def __init__(self, workers: int, external_cache: pd.DataFrame | None = None):
         from joblib.externals.loky import ProcessPoolExecutor
 
         self.workers = workers
         threads = max(1, (os.cpu_count() or 1) // workers)
-        self.pool = ProcessPoolExecutor(max_workers=workers, initializer=_share, initargs=(peer_cache, threads))
+        self.pool = ProcessPoolExecutor(max_workers=workers, initializer=_share, initargs=(external_cache, threads))
 
     def submit(self, jobs: list[Job], seconds: dict | None = None) -> dict:
         return {self.pool.submit(_run_shared, job): job for job in jobs}
@@ -102,7 +102,7 @@ class RayEngine:
 
     name = "ray"
 
-    def __init__(self, workers: int, peer_cache: pd.DataFrame | None = None, address: str | None = None):
+    def __init__(self, workers: int, external_cache: pd.DataFrame | None = None, address: str | None = None):
         import ray
 
         self.ray = ray
@@ -111,7 +111,7 @@ class RayEngine:
                  log_to_driver=False, ignore_reinit_error=True)
         self.workers = int(ray.cluster_resources().get("CPU", workers)) if not local else workers
         self.task = ray.remote(num_cpus=1, max_retries=RETRIES)(run_job)
-        self.shared = ray.put(peer_cache)
+        self.shared = ray.put(external_cache)
 
     def submit(self, jobs: list[Job], seconds: dict | None = None) -> dict:
         return {self.task.remote(job, self.shared): job for job in jobs}
@@ -149,7 +149,7 @@ class SlurmEngine:
     name = "slurm"
     POLL = 2.0  # seconds between two looks at the queue
 
-    def __init__(self, folder: Path, workers: int, peer_cache: pd.DataFrame | None = None,
+    def __init__(self, folder: Path, workers: int, external_cache: pd.DataFrame | None = None,
                  parameters: dict | None = None):
         import submitit
 
@@ -161,12 +161,12 @@ class SlurmEngine:
         parameters.setdefault("slurm_setup", [f"export {name}={threads}" for name in THREAD_VARIABLES])
         self.executor.update_parameters(**parameters)
         self.workers = workers
-        self.peer_cache = peer_cache
+        self.external_cache = external_cache
 
     def submit(self, jobs: list[Job], seconds: dict | None = None) -> dict:
         tasks = array_tasks(jobs, seconds or {}, self.workers)
         with self.executor.batch():
-            submitted = [self.executor.submit(run_jobs, task, self.peer_cache) for task in tasks]
+            submitted = [self.executor.submit(run_jobs, task, self.external_cache) for task in tasks]
         return {_Part(handle, i): job for handle, task in zip(submitted, tasks) for i, job in enumerate(task)}
 
     def ready(self, handles, timeout: float) -> list:

@@ -17,7 +17,7 @@ import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
 from ordrank.app import chosen_algorithms
-from ordrank.config_columns import LOCATION_KEYS, without
+from ordrank.config_columns import NOT_CONFIG_COLUMNS, without
 from ordrank.results.tables import flatten_config
 
 
@@ -72,7 +72,7 @@ def _resolved(base: DictConfig, values: dict, resolve: bool = True) -> dict:
 
 
 def _columns(resolved: dict) -> dict:
-    return flatten_config(without(resolved, LOCATION_KEYS))
+    return flatten_config(without(resolved, NOT_CONFIG_COLUMNS))
 
 
 def _typed(value: str):

@@ -15,7 +15,7 @@ from ordrank.launch.driver import Outcome, drive, plan
 from ordrank.launch.engines import LocalEngine, RayEngine, SlurmEngine
 from ordrank.launch.jobs import expand, split_overrides, sweep_axes
 from ordrank.results.files import atomic_path, jobs_path, read_table, timings_path
-from ordrank.results.peer_cache import FILE as PEER_FILE
+from ordrank.results.external_cache import FILE as EXTERNAL_FILE
 
 PROJECTED_WORKERS = (1, 16, 64, 256)  # the dry run's wall-time projection
 
@@ -48,14 +48,14 @@ class Engine:
     folder: Path | None = None              # slurm: submitit's folder, shared with the nodes
     slurm: dict = field(default_factory=dict)  # slurm: submitit's parameters (slurm_partition=...)
 
-    def factory(self, peer_cache, table: Path):
+    def factory(self, external_cache, table: Path):
         if self.launcher == "local":
-            return lambda: LocalEngine(self.workers, peer_cache)
+            return lambda: LocalEngine(self.workers, external_cache)
         if self.launcher == "ray":
-            return lambda: RayEngine(self.workers, peer_cache, self.address)
+            return lambda: RayEngine(self.workers, external_cache, self.address)
         if self.launcher == "slurm":
             folder = self.folder or table.parent / ".submitit"
-            return lambda: SlurmEngine(folder, self.workers, peer_cache, self.slurm)
+            return lambda: SlurmEngine(folder, self.workers, external_cache, self.slurm)
         raise ValueError(f"launcher must be one of local, ray, slurm; got {self.launcher!r}")
 
 
@@ -89,9 +89,9 @@ def run(compose, overrides: list[str], table: Path, engine: Engine, *, fresh: bo
     if dry_run:
         say(plan(target, jobs, sorted({*PROJECTED_WORKERS, engine.workers}), estimates_from=table))
         return None
-    cache = table.with_name(PEER_FILE)
-    peer_cache = read_table(cache) if cache.is_file() else None
-    outcome = drive(target, jobs, engine.factory(peer_cache, target), say=say, peers_beside=table,
+    cache = table.with_name(EXTERNAL_FILE)
+    external_cache = read_table(cache) if cache.is_file() else None
+    outcome = drive(target, jobs, engine.factory(external_cache, target), say=say, external_beside=table,
                     estimates_from=table)
     if fresh and outcome.complete:
         for source, dest in ((timings_path(target), timings_path(table)), (jobs_path(target), jobs_path(table)),

@@ -1,5 +1,5 @@
 """A sweep's tables, held by the driver and rewritten atomically as jobs finish: the results table (the
-resume point), its timings table, its jobs table (where and with what each job ran) and the peer cache.
+resume point), its timings table, its jobs table (where and with what each job ran) and the external cache.
 
 ``<table>``                       the results rows (``ordrank.results.tables``' schema)
 ``<table stem>.timings.parquet``  the measured seconds of each piece (``ordrank.results.files.timings_path``)
@@ -18,7 +18,7 @@ import pandas as pd
 from ordrank.launch.jobs import Job, job_key, job_rows, row_index
 from ordrank.launch.work import JobResult
 from ordrank.results.files import jobs_path, read_table, timings_path, write_table
-from ordrank.results.peer_cache import merge as merge_peers
+from ordrank.results.external_cache import merge as merge_external
 from ordrank.results.tables import concat_tables, key_columns
 
 UNKNOWN = "unknown"
@@ -38,8 +38,8 @@ def _sorted(parts: list) -> pd.DataFrame:
 class SweepTables:
     """The tables of the results table ``path``, read once; :meth:`add` adds finished jobs."""
 
-    def __init__(self, path: Path, jobs: list[Job], peers_beside: Path | None = None):
-        self.path, self.peers_beside = Path(path), Path(peers_beside or path)
+    def __init__(self, path: Path, jobs: list[Job], external_beside: Path | None = None):
+        self.path, self.external_beside = Path(path), Path(external_beside or path)
         self.results, self.timings, self.jobs = (_read(p) for p in (self.path, timings_path(self.path),
                                                                     jobs_path(self.path)))
         self.keys = ["experiment", *[k for k, _ in jobs[0].values], "algorithm"] if jobs else []
@@ -82,14 +82,14 @@ class SweepTables:
         return len(rows)
 
     def add(self, results: list[JobResult], engine: str) -> None:
-        """Add finished jobs (replacing any rows the tables had of them): the peer cache, timings and jobs
+        """Add finished jobs (replacing any rows the tables had of them): the external cache, timings and jobs
         tables, then the results table last (it decides what is done), each rewritten atomically."""
         self._drop_jobs([r.job for r in results])
-        peers = [r.peers for r in results if r.peers is not None and len(r.peers)]
-        if peers:
+        computed = [r.external for r in results if r.external is not None and len(r.external)]
+        if computed:
             with tempfile.TemporaryDirectory() as folder:
-                merge_peers([write_table(p, Path(folder) / f"{i}.parquet") for i, p in enumerate(peers)],
-                            self.peers_beside)
+                merge_external([write_table(p, Path(folder) / f"{i}.parquet") for i, p in enumerate(computed)],
+                           self.external_beside)
         timings = [r.timings for r in results if r.timings is not None and len(r.timings)]
         if timings:
             self.timings = _sorted([self.timings, *timings])

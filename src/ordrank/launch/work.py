@@ -19,18 +19,18 @@ from omegaconf import OmegaConf
 
 from ordrank.launch.jobs import Job
 from ordrank.results.files import library_versions, read_table, read_timings, write_table
-from ordrank.results.peer_cache import FILE as PEER_FILE
+from ordrank.results.external_cache import FILE as EXTERNAL_FILE
 
 
 @dataclass
 class JobResult:
-    """A finished job: its results rows, timings rows, the peer pieces it computed (or None), and
+    """A finished job: its results rows, timings rows, the external learner pieces it computed (or None), and
     where and how it ran (:func:`host_record`, plus ``seconds``, the job's wall time)."""
 
     job: Job
     results: pd.DataFrame
     timings: pd.DataFrame | None
-    peers: pd.DataFrame | None
+    external: pd.DataFrame | None
     record: dict
 
 
@@ -51,26 +51,26 @@ def host_record() -> dict:
             "versions": json.dumps(library_versions(), sort_keys=True)}
 
 
-def run_job(job: Job, peer_cache: pd.DataFrame | None = None) -> JobResult:
+def run_job(job: Job, external_cache: pd.DataFrame | None = None) -> JobResult:
     """Run ``job`` (``ordrank.app.run`` on its resolved config) in a temporary folder and return its
-    tables. ``peer_cache``: the experiment's peer cache (rows of ``peer_cache.parquet``), used as
-    ``peers=cached`` uses it; the pieces the job computed come back in ``JobResult.peers``."""
+    tables. ``external_cache``: the experiment's external cache (rows of ``external_cache.parquet``), used as
+    ``external=cached`` uses it; the pieces the job computed come back in ``JobResult.external``."""
     from ordrank.app import run
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="ordrank-job-") as folder:
         folder = Path(folder)
         config = {**job.config, "results_dir": str(folder / "results"), "resume": False, "publish": False}
-        if peer_cache is not None and len(peer_cache):
-            write_table(peer_cache, folder / "results" / str(config["experiment"]) / PEER_FILE)
+        if external_cache is not None and len(external_cache):
+            write_table(external_cache, folder / "results" / str(config["experiment"]) / EXTERNAL_FILE)
         path = run(OmegaConf.create(config), folder / "job")
-        peers_file = folder / "job" / PEER_FILE
-        peers = read_table(peers_file) if peers_file.is_file() else None
-        result = JobResult(job, read_table(path), read_timings(path), peers, host_record())
+        external_file = folder / "job" / EXTERNAL_FILE
+        computed = read_table(external_file) if external_file.is_file() else None
+        result = JobResult(job, read_table(path), read_timings(path), computed, host_record())
     result.record["seconds"] = round(time.perf_counter() - started, 3)
     return result
 
 
-def run_jobs(jobs: list[Job], peer_cache: pd.DataFrame | None = None) -> list[JobResult]:
+def run_jobs(jobs: list[Job], external_cache: pd.DataFrame | None = None) -> list[JobResult]:
     """:func:`run_job` on each of ``jobs`` in turn (a SLURM array task holding several short jobs)."""
-    return [run_job(job, peer_cache) for job in jobs]
+    return [run_job(job, external_cache) for job in jobs]

@@ -32,7 +32,7 @@ from ordrank.algorithms.pipelines import final_step as _final, prefixed_grid
 from ordrank.algorithms.qp.cache import reuse
 from ordrank.metrics.ordinal import SCORINGS
 from ordrank.results.grid_edges import warn_edges
-from ordrank.results.peer_cache import piece_key
+from ordrank.results.external_cache import piece_key
 from ordrank.protocols.staged import grid_scores, staged_groups
 from ordrank.progress import progress
 from ordrank.protocols._checks import check_choice, check_grid_names, check_positive, check_ranks
@@ -87,7 +87,7 @@ class TrainTestPartitions:
     keys = ("bins", "split")  # the table's protocol keys
     timing_metrics = ("fit_seconds", "cv_seconds")  # written to the timings table (app.run)
     splits_data = True  # the app puts a feature map into each learner's pipeline
-    peer_cache = None   # the app's ordrank.results.peer_cache.PeerCache, when the run has one (not a setting)
+    external_cache = None   # the app's ordrank.results.external_cache.ExternalCache, if any (not a setting)
 
     def __post_init__(self):
         check_positive(self, ("cv_folds",))
@@ -159,13 +159,13 @@ class TrainTestPartitions:
                     bar.update()
 
     def piece_rows(self, learner, grid, folds, seed, n_ranks, split, data) -> list[tuple]:
-        """:meth:`evaluate` on ``data`` (X_train, y_train, X_test, y_test), or a peer's rows from the
-        run's peer cache (:mod:`ordrank.results.peer_cache`) when it holds this piece."""
-        if self.peer_cache is None:
+        """:meth:`evaluate` on ``data`` (X_train, y_train, X_test, y_test), or an external learner's rows from the
+        run's external cache (:mod:`ordrank.results.external_cache`) when it holds this piece."""
+        if self.external_cache is None:
             return self.evaluate(learner, grid, folds, *data)
         settings = {"protocol": type(self).__name__, "cv_folds": self.cv_folds, "scoring": self.scoring,
                     "seed": seed, "split": split, "n_ranks": n_ranks}
-        return self.peer_cache.rows(piece_key(learner, grid, settings, data), {"bins": n_ranks, "split": split},
+        return self.external_cache.rows(piece_key(learner, grid, settings, data), {"bins": n_ranks, "split": split},
                                     lambda: self.evaluate(learner, grid, folds, *data))
 
     def evaluate(self, learner, grid, folds, X_train, y_train, X_test, y_test) -> list[tuple]:

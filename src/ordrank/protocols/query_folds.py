@@ -39,7 +39,7 @@ from ordrank.algorithms.pipelines import final_step as _final, prefixed_grid
 from ordrank.datasets.letor import Fold, QuerySet
 from ordrank.metrics.scorers import for_letor_version, ranking_metric
 from ordrank.results.grid_edges import warn_edges
-from ordrank.results.peer_cache import piece_key
+from ordrank.results.external_cache import piece_key
 from ordrank.progress import progress
 from ordrank.protocols._checks import check_grid_names
 
@@ -116,7 +116,7 @@ class QueryFolds:
     keys = ("fold",)  # the table's protocol keys
     splits_data = True  # a feature map goes into each learner's pipeline (fitted on training rows)
     per_query_features = True  # a per-query map (features=query_level_norm) is applied to each part
-    peer_cache = None   # the app's ordrank.results.peer_cache.PeerCache, when the run has one (not a setting)
+    external_cache = None   # the app's ordrank.results.external_cache.ExternalCache, if any (not a setting)
 
     def __post_init__(self):
         for name in [self.selection, *self.metrics]:
@@ -145,7 +145,7 @@ class QueryFolds:
             for point in ParameterGrid(grid) if grid else []:
                 try:  # every grid value checked as a parameter before any work
                     final = _final(clone(learner).set_params(**point))
-                    if hasattr(final, "_parameter_constraints"):  # peers may lack them
+                    if hasattr(final, "_parameter_constraints"):  # external learners may lack them
                         final._validate_params()
                 except (ValueError, TypeError) as error:
                     raise ValueError(f"protocol.grids.{name}: {point} is not valid for "
@@ -169,7 +169,7 @@ class QueryFolds:
         protocol = self if version == "3.0" else QueryFolds(
             self.folds, for_letor_version(self.selection, version),
             [for_letor_version(name, version) for name in self.metrics], self.grids)
-        protocol.peer_cache = self.peer_cache  # the copy (LETOR 4.0's metric names) keeps the run's cache
+        protocol.external_cache = self.external_cache  # the copy (LETOR 4.0's metric names) keeps the run's cache
         with progress(len(folds) * len(learners), "folds x learners") as bar:
             for fold in folds:
                 if all((name, fold) in skip for name in learners):
@@ -190,14 +190,14 @@ class QueryFolds:
                     bar.update()
 
     def piece_rows(self, learner, grid, fold, parts) -> list[tuple]:
-        """:meth:`evaluate`, or a peer's rows from the run's peer cache (:mod:`ordrank.results.peer_cache`)
+        """:meth:`evaluate`, or an external learner's rows from the run's cache (:mod:`ordrank.results.external_cache`)
         when it holds this piece (keyed on the fold's training, validation and test arrays)."""
-        if self.peer_cache is None:
+        if self.external_cache is None:
             return self.evaluate(learner, grid, parts)
         settings = {"protocol": type(self).__name__, "selection": self.selection, "metrics": self.metrics,
                     "fold": fold}
         data = [a for part in (parts.train, parts.vali, parts.test) for a in (part.X, part.y, part.qid)]
-        return self.peer_cache.rows(piece_key(learner, grid, settings, data), {"fold": fold},
+        return self.external_cache.rows(piece_key(learner, grid, settings, data), {"fold": fold},
                                     lambda: self.evaluate(learner, grid, parts))
 
     def evaluate(self, learner, grid, parts) -> list[tuple]:

@@ -11,7 +11,7 @@ passes_mode, n_train, m, p):
   it ranks every training query ideally, i.e. a further pass would make no mistake);
 - ``passes``: passes made over the training queries.
 
-Passes (``passes_mode``, a key; ``protocol.passes_mode`` lists the readings to run). An online
+Passes (``passes_mode``, a key; ``protocol.passes_mode`` lists the interpretations to run). An online
 learner runs once per listed mode: ``until_separated`` is the learner as configured (passes until
 one makes no mistake, capped at its ``n_epochs``, when ``stop_when_separated`` is set), ``one`` is
 a single online pass over the n queries (the learner with ``n_epochs=1, stop_when_separated=False``).
@@ -52,7 +52,7 @@ from ordrank.protocols._checks import check_positive
 
 MAX_POOL_BYTES = 200e6  # training pools held at once (float64) by the batched engine
 METRICS = ("test_ndcg_loss", "train_ndcg_loss", "passes")
-PASSES_MODES = ("until_separated", "one")  # the online learners' readings; batch rankers: "batch"
+PASSES_MODES = ("until_separated", "one")  # the online learners' interpretations; batch rankers: "batch"
 
 
 def _grid(owner, name, minimum=1) -> list[int]:
@@ -84,7 +84,7 @@ def online(learner) -> bool:
     return isinstance(learner, Rule) and all(hasattr(learner, a) for a in ("n_epochs", "stop_when_separated"))
 
 
-def readings(learner, modes) -> list:
+def interpretations(learner, modes) -> list:
     """(passes_mode, learner) pairs to run: an online learner once per mode (``one``: a clone making a
     single pass), any other ranker once as ``batch``."""
     if not online(learner):
@@ -189,7 +189,7 @@ class SubsetRankingProtocol:
                 table[columns].drop_duplicates().itertuples(index=False, name=None)}
 
     def iter_run(self, dataset, learners: dict, features=None, seed: int = 0, skip=frozenset()):
-        """Yield one tidy table per (learner, reading, grid point (m, p)): rows for every repetition
+        """Yield one tidy table per (learner, interpretation, grid point (m, p)): rows for every repetition
         and n, except the pieces in ``skip`` (:meth:`finished_pieces` of an earlier attempt)."""
         if features is not None:
             raise ValueError("protocol subset_ranking takes the generator's features as they are: "
@@ -205,7 +205,7 @@ class SubsetRankingProtocol:
                                  "fit(X, y, qid) and decision_function(X)")
         points = [(m, p) for m in self.m for p in self.p]
         runs = [(name, mode, learner) for name, learner in learners.items()
-                for mode, learner in readings(learner, self.passes_mode)]
+                for mode, learner in interpretations(learner, self.passes_mode)]
         total = sum(len(self.chunks(m, p)) for m, p in points) * sum(
             getattr(learner, "n_epochs", 1) for _, _, learner in runs)
         pieces = [(name, mode, m, p, learner) for m, p in points for name, mode, learner in runs]

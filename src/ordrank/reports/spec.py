@@ -3,7 +3,7 @@
 The reports (:mod:`ordrank.reports`) name no study: their block keys, Wilcoxon reference, column
 order and the README table's rows and columns are a :class:`ReportSpec`, read from
 ``conf/experiment/<experiment>.yaml`` by Hydra's compose API (``report:`` is not a run setting:
-``ordrank.app`` keeps it out of the table's ``config.*`` columns and of a job's fingerprint).
+``ordrank.app`` keeps it out of the table's ``config.*`` columns and of a job's config hash).
 """
 from __future__ import annotations
 
@@ -23,11 +23,11 @@ class ReportSpec:
 
     ``reference``: the algorithm every Wilcoxon test compares with; ``block``: the columns whose
     values make one benchmark (a "data set" of the rank statistics); ``partition``: the column of
-    the replicates paired by the tests (the train/test partition); ``methods`` then ``peers``: the
+    the replicates paired by the tests (the train/test partition); ``methods`` then ``external``: the
     column order (algorithms not listed follow alphabetically); ``datasets``: the row order of the
     README table; ``readme_columns`` its columns, ``readme_where`` its rows' filter ({column:
     value}, e.g. ``{bins: 10}``) and ``readme_subset`` how its caption names them (e.g. "10 ranks");
-    ``yardsticks``: {peer: method} for the peers that implement one of the methods (e.g.
+    ``yardsticks``: {external learner: method} for the external learners that implement one of the methods (e.g.
     ``{skordinal-SVORIM: SVORIM}``), compared pairwise in the report (:mod:`ordrank.reports.yardsticks`).
     """
 
@@ -35,7 +35,7 @@ class ReportSpec:
     block: tuple = ("dataset",)
     partition: str = "split"
     methods: tuple = ()
-    peers: tuple = ()
+    external: tuple = ()
     datasets: tuple = ()
     readme_columns: tuple = ()
     readme_where: dict = dataclasses.field(default_factory=dict)
@@ -44,7 +44,7 @@ class ReportSpec:
 
     @property
     def order(self) -> list[str]:
-        return [*self.methods, *self.peers]
+        return [*self.methods, *self.external]
 
     @classmethod
     def from_config(cls, report, where: str = "report") -> "ReportSpec":
@@ -58,10 +58,10 @@ class ReportSpec:
         text = {"reference", "partition", "readme_subset"}
         values = {k: (dict(v) if k in ("readme_where", "yardsticks") else str(v) if k in text else tuple(v))
                   for k, v in report.items() if v is not None}
-        for peer, method in values.get("yardsticks", {}).items():
-            if peer not in values.get("peers", ()) or method not in values.get("methods", ()):
-                raise ValueError(f"{where}: yardsticks maps {peer!r} to {method!r}; each key must be one "
-                                 f"of the peers {list(values.get('peers', ()))} and each value one of the "
+        for external, method in values.get("yardsticks", {}).items():
+            if external not in values.get("external", ()) or method not in values.get("methods", ()):
+                raise ValueError(f"{where}: yardsticks maps {external!r} to {method!r}; each key must be one "
+                                 f"of the external {list(values.get('external', ()))} and each value one of the "
                                  f"methods {list(values.get('methods', ()))}")
         return cls(**values)
 

@@ -84,7 +84,7 @@ def average_ranks(table: pd.DataFrame, metric: str, spec: ReportSpec | None = No
     noise: :func:`ordrank.reports.paired_tests.rank_rows`) sharing the average of their ranks. ``ranks`` holds
     per algorithm the mean of its ranks over the benchmarks where it has results (``n_datasets``);
     averages are comparable only between algorithms present everywhere (``in_friedman``). Ranks
-    among a subset differ from ranks among all: a peer that duplicates a method pushes others down.
+    among a subset differ from ranks among all: an external learner that duplicates a method pushes others down.
 
     Friedman's test asks whether all k algorithms are equally good: with R_j the average rank of
     algorithm j over N benchmarks, χ² = 12N/(k(k+1)) Σ_j (R_j − (k+1)/2)², corrected for ties and
@@ -133,7 +133,7 @@ def average_ranks(table: pd.DataFrame, metric: str, spec: ReportSpec | None = No
 
 def rank_table(table: pd.DataFrame, metric: str, spec: ReportSpec | None = None) -> pd.DataFrame:
     """``average_ranks``'s table among all algorithms, with ``average_rank_methods`` (the ranks among
-    the spec's methods; NaN for the others) when the spec names peers."""
+    the spec's methods; NaN for the others) when the spec names external learners."""
     spec = _spec(table, spec)
     rankings = _rankings(table, metric, spec)
     ranks = rankings[0][1][0]
@@ -204,11 +204,11 @@ def rows_in_order(frame: pd.DataFrame, column: str, order, spec: ReportSpec) -> 
 
 def _rankings(table: pd.DataFrame, metric: str, spec: ReportSpec) -> list:
     """[(whose ranks, average_ranks(...))]: among all algorithms, and among the spec's methods when
-    it names peers too (a peer duplicating a method shifts the ranks among all)."""
-    out = [("among all algorithms" if spec.peers else "", average_ranks(table, metric, spec))]
+    it names external learners too (an external learner duplicating a method shifts the ranks among all)."""
+    out = [("among all algorithms" if spec.external else "", average_ranks(table, metric, spec))]
     present = set(table.loc[table["metric"] == metric, "algorithm"])
     methods = [a for a in spec.methods if a in present]
-    if spec.peers and len(methods) < len(present):
+    if spec.external and len(methods) < len(present):
         out.append(("among the methods", average_ranks(table, metric, spec, among=methods)))
     return out
 

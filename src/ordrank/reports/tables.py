@@ -31,7 +31,7 @@ def markdown_table(table: pd.DataFrame, metric: str, reference: str | None = Non
 
     The lowest mean of a row is **bold**; † marks p < 0.05 in the Wilcoxon test against
     ``reference``; "(k failed)" counts failed partitions. Below: average ranks and Friedman's test.
-    Columns follow ``order`` (default: the spec's methods, then its peers).
+    Columns follow ``order`` (default: the spec's methods, then its external learners).
     """
     spec = _spec(table, spec, reference=reference)
     block, reference = list(spec.block), spec.reference

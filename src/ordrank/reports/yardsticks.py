@@ -1,6 +1,6 @@
 """ordrank's methods beside the established codes that implement the same method (the yardsticks).
 
-The report's ``yardsticks`` maps a peer to the ordrank method it implements, e.g. skordinal-SVORIM
+The report's ``yardsticks`` maps an external learner to the ordrank method it implements, e.g. skordinal-SVORIM
 (the authors' C SMO) → SVORIM. For each such pair and benchmark the report shows how far apart the
 two are on the same partitions: the mean paired difference d_i = method − yardstick (< 0: ordrank's
 error is lower), the two-sided Wilcoxon signed-rank p-value with Holm's adjustment over the pair's

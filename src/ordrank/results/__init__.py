@@ -11,8 +11,8 @@ and a new protocol needs no edit here. Figures and reports are group-bys of thes
 - :mod:`~ordrank.results.tables`: the schema (key and config columns, finalize, summarize);
 - :mod:`~ordrank.results.files`: atomic writes, publishing, timings tables, partial tables, ERROR;
 - :mod:`~ordrank.results.sweeps`: a sweep's jobs and ``python -m ordrank.results collect``;
-- :mod:`~ordrank.results.peer_cache`: the peers' pieces, computed once per peer version and kept
-  beside the results (made by a run with ``peers=rerun``, then collected).
+- :mod:`~ordrank.results.external_cache`: external learners' pieces, computed once per library version, kept
+  beside the results (made by a run with ``external=rerun``, then collected).
 """
 from ordrank.results.files import (atomic_path, library_versions, partial_path, publish, read_table,
                                    read_timings, split_timings, table_versions, timings_path, write_error,

@@ -146,8 +146,8 @@ def main(argv=None) -> int:
     """``python -m ordrank.results collect SOURCE [SOURCE ...] -o OUT``: merge the finished tables of
     sweeps (a SOURCE that is a folder) and tables already merged (a SOURCE that is a ``.parquet`` or
     ``.csv`` file, e.g. the committed table that new sweeps add to), with their timings tables (into
-    OUT's :func:`timings_path`); the peer pieces the jobs computed go into ``peer_cache.parquet``
-    beside OUT (:func:`ordrank.results.peer_cache.merge`).
+    OUT's :func:`timings_path`); the external learner pieces the jobs computed go into ``external_cache.parquet``
+    beside OUT (:func:`ordrank.results.external_cache.merge`).
 
     Writes the merged table of the finished jobs (atomically; OUT may be one of the SOURCEs), lists
     failed jobs (with their one-line error) and missing ones (killed or never started) on stderr, and
@@ -210,16 +210,16 @@ def main(argv=None) -> int:
     else:
         timings_path(args.out).unlink(missing_ok=True)
     write_table(table.sort_values(key_columns(table), kind="stable", ignore_index=True), args.out)
-    from ordrank.results.peer_cache import FILE, merge  # the jobs' peer pieces, into the cache beside OUT
+    from ordrank.results.external_cache import FILE, located, merge  # jobs' external pieces -> cache beside OUT
 
-    peers = merge([job.folder / FILE for job in jobs if job.state == "finished" and (job.folder / FILE).is_file()],
-                  args.out)
+    job_files = [located(job.folder / FILE) for job in jobs if job.state == "finished"]
+    cache_line = merge([path for path in job_files if path.is_file()], args.out)
     n_jobs, n_files = len(jobs), sum(source.is_file() for source in args.sources)
     merged = f"{n_jobs} jobs" if jobs else f"{len(paths)} tables"
     merged += f" and {n_files} table file(s)" if jobs and n_files else ""
     print(f"collected {len(paths)} tables ({len(table)} rows) of {merged} -> {args.out}")
-    if peers:
-        print(peers)
+    if cache_line:
+        print(cache_line)
     if problems:
         failed = sum(job.state == "failed" for job in problems)
         print(f"incomplete: {failed} failed and {len(problems) - failed} missing of {n_jobs} jobs (listed "

@@ -9,7 +9,7 @@ import pandas as pd
 CORE = ["experiment", "dataset", "algorithm"]
 KEYS = [*CORE, "seed", "step", "metric"]  # the online protocols' keys
 COLUMNS = [*KEYS, "value"]
-FINISHED = "FINISHED"  # in a job's folder: its table is complete; holds the config's fingerprint
+FINISHED = "FINISHED"  # in a job's folder: its table is complete; holds its config hash
 ERROR = "ERROR"        # in a job's folder: why its last attempt failed (removed when one succeeds)
 
 

@@ -40,7 +40,7 @@ docs/svor_solver.md):
 - ``solver="IPM"``: a primal-dual interior point written for this dual
   (:mod:`~ordrank.algorithms.qp.ipm`): one n × n Cholesky factorization per Newton step,
   whatever C; Clarabel's full solve where it stops short (its limit or a failed factorization).
-- ``solver="CLARABEL"``: the whole dual as one cvxpy problem (the reference the tests use), C a
+- ``solver="CLARABEL"``: the whole dual as one cvxpy problem (the oracle the tests use), C a
   ``cp.Parameter``, kept compiled in :mod:`~ordrank.algorithms.qp.cache` (keyed on the training
   rows and ranks and on everything else that shapes it: the estimator's class, k, kernel and its
   parameters, variant and ``diagonal_jitter``), so a grid over C compiles once per training set;
@@ -101,7 +101,7 @@ class SVOR(OrdinalEstimator):
         "IPM": an interior point for this dual's structure (:mod:`ordrank.algorithms.qp.ipm`),
         whose cost does not grow with C. "auto": SMO for about one IPM's cost in pair steps
         (:func:`~ordrank.algorithms.batch.svor_dual.smo_budget`), then the IPM; ``max_iter`` is
-        the IPM's. "CLARABEL": the cvxpy problem, the reference. Timings: docs/svor_solver.md.
+        the IPM's. "CLARABEL": the cvxpy problem, the oracle. Timings: docs/svor_solver.md.
     tol : float, default=1e-3
         Accuracy. Clarabel: ``tol_gap_abs = tol_gap_rel = tol/100``, ``tol_feas = tol_ktratio =
         tol``; IPM: balance within tol/100, dual residual within tol/10, gap as Clarabel's; SMO:

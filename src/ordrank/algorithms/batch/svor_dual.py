@@ -1,4 +1,4 @@
-r"""SVOR's dual, its pieces: the index maps of the dual variables :math:`g_{ij}`, the dual as one
+r"""SVOR's dual, its parts: the index maps of the dual variables :math:`g_{ij}`, the dual as one
 cvxpy problem (C a ``cp.Parameter``, the kernel term exact or through a low-rank factor), what SMO
 and the interior point keep of a training set, the solve by either, and the warning of a fit short
 of the optimum. The estimator and the math: :mod:`ordrank.algorithms.batch.svor`.

@@ -1,5 +1,5 @@
 r"""The kernel RankSVM dual's box QP in β-form, handed to Clarabel in its standard form, or written
-in cvxpy (the reference formulation the tests compare against).
+in cvxpy (the oracle the tests compare against).
 
 .. math:: \min_{g,\,\beta}\ \tfrac12\beta^\top K\beta - \mathbf 1^\top g + \tfrac\rho2\|g\|^2
           \quad\text{s.t.}\quad \beta = Sg,\quad 0 \le g \le C
@@ -7,7 +7,7 @@ in cvxpy (the reference formulation the tests compare against).
 with one variable :math:`g_p` per preference pair, :math:`S` sparse (column p is
 :math:`e_i - e_j`), :math:`C = \infty` for no upper bound and :math:`\rho > 0` for a squared
 hinge. ``L`` replaces :math:`K` by the factor :math:`LL^\top` (:mod:`.factor`). (SVOR's dual, with
-its thresholds' balance rows, is solved by :mod:`.smo`, :mod:`.ipm` and, for the reference, cvxpy:
+its thresholds' balance rows, is solved by :mod:`.smo`, :mod:`.ipm` and, for the oracle, cvxpy:
 :mod:`ordrank.algorithms.batch.svor_dual`.)
 
 :func:`solve_box_qp` is the one entry point: Clarabel in its standard form

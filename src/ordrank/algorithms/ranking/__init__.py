@@ -3,17 +3,17 @@
 Pairwise: :class:`RankSVM` (the ranking SVM), :class:`RankNet` (Burges et al. 2005),
 :class:`RankBoost` (Freund et al. 2003; :class:`RankBoostOrdinal` its ordinal use). Pointwise:
 :class:`LeastSquaresRanker` (LETOR's regression baseline), :class:`OrdinalRanker` (any ordinal
-learner ranking by its latent score). Peers: :class:`LightGBMRanker`, :class:`XGBoostRanker`.
+learner ranking by its latent score). External learners: :class:`LightGBMRanker`, :class:`XGBoostRanker`.
 
 Each is imported from its module on first use (``ordrank.algorithms.ranking.RankBoost`` imports
 :mod:`.rankboost`), so importing this package (the Predtron's subset ranker does, for
-:class:`RankingEstimator`) loads no ranker, no numba code and no peer library a run does not use.
+:class:`RankingEstimator`) loads no ranker, no numba code and no external learner library a run does not use.
 """
 from importlib import import_module
 
 _MODULES = {
-    "RankingEstimator": "_base", "OrdinalRanker": "latent", "LightGBMRanker": "peers",
-    "XGBoostRanker": "peers", "RankBoost": "rankboost", "RankBoostOrdinal": "rankboost_ordinal",
+    "RankingEstimator": "_base", "OrdinalRanker": "latent", "LightGBMRanker": "external",
+    "XGBoostRanker": "external", "RankBoost": "rankboost", "RankBoostOrdinal": "rankboost_ordinal",
     "RankNet": "ranknet", "RankSVM": "ranksvm", "LeastSquaresRanker": "regression",
 }
 

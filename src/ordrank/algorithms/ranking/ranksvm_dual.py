@@ -27,7 +27,7 @@ columns :math:`e_i - e_j`, no balance rows), solved with SVOR's parts: only the 
 pair enter the kernel block; the kernel term is exact or, where the spectrum decays fast (a linear
 kernel on few features), through a pivoted-Cholesky factor (:mod:`ordrank.algorithms.qp.factor`);
 Clarabel gets the problem in its standard form (no cvxpy compilation; cvxpy's formulation of it is
-the reference the tests compare against). K must
+the oracle the tests compare against). K must
 be PSD; a conditionally PSD kernel (the perceptron kernel) may be centred first, since
 :math:`\sum_d \beta_d = 0` (every column of :math:`S` sums to zero) leaves the term unchanged.
 One variable per pair: OHSUMED's 9,219 training documents have 367,663 pairs, far too many; the
@@ -124,7 +124,7 @@ def fit_ranksvm_dual(K, pairs_i, pairs_j, C, *, loss="hinge", tol=1e-6, max_iter
     hinge = loss == "hinge"
     qp = BoxQP(K=K_E, S=S, C=C if hinge else np.inf, ridge=0.0 if hinge else 1 / (2 * C), L=L)
     what = f"kernel RankSVM dual (loss={loss!r}, C={C}, {m} pairs) with CLARABEL"
-    try:  # cvxpy's SolverError: the reference formulation (tests route it there)
+    try:  # cvxpy's SolverError: the oracle formulation (tests route it there)
         g, status, iterations = solve_box_qp(
             qp, solver_options(tol, max_iter, factored=L is not None))
     except cp.error.SolverError as exc:

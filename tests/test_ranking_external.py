@@ -1,4 +1,4 @@
-"""The peers' adapters (LightGBM LambdaMART, XGBoost's ranker) and the least-squares baseline."""
+"""The external learners' adapters (LightGBM LambdaMART, XGBoost's ranker) and the least-squares baseline."""
 import sys
 
 import numpy as np
@@ -15,7 +15,7 @@ pytest.importorskip("lightgbm")
 pytest.importorskip("xgboost")
 
 SMALL = {"n_estimators": 20}
-PEERS = [LightGBMRanker(min_child_samples=5, **SMALL), XGBoostRanker(**SMALL),
+EXTERNAL = [LightGBMRanker(min_child_samples=5, **SMALL), XGBoostRanker(**SMALL),
          XGBoostRanker(objective="rank:pairwise", **SMALL)]
 IDS = ["lightgbm", "xgboost-ndcg", "xgboost-pairwise"]
 
@@ -32,7 +32,7 @@ def toy(n_queries=8, per_query=15, seed=0, sizes=None):
     return X, y, qid
 
 
-@pytest.mark.parametrize("ranker", PEERS, ids=IDS)
+@pytest.mark.parametrize("ranker", EXTERNAL, ids=IDS)
 def test_separable_toy_ranked_perfectly(ranker):
     X, y, qid = toy()
     X_test, y_test, qid_test = toy(seed=1)
@@ -43,7 +43,7 @@ def test_separable_toy_ranked_perfectly(ranker):
     assert np.mean(ndcg_at_k(y_test, model.predict(X_test), qid_test, k=None)) > 0.99
 
 
-@pytest.mark.parametrize("ranker", PEERS, ids=IDS)
+@pytest.mark.parametrize("ranker", EXTERNAL, ids=IDS)
 def test_two_fits_give_identical_scores(ranker):
     X, y, qid = toy()
     noisy = y.copy()
@@ -90,7 +90,7 @@ def test_xgboost_gets_sorted_query_indices(monkeypatch):
     assert seen["qid"].tolist() == np.repeat([0, 1, 2, 3], [3, 7, 5, 9]).tolist()
 
 
-@pytest.mark.parametrize("ranker", [PEERS[0], PEERS[1]], ids=IDS[:2])
+@pytest.mark.parametrize("ranker", [EXTERNAL[0], EXTERNAL[1]], ids=IDS[:2])
 def test_queries_matter_for_listwise_objectives(ranker):
     """LambdaMART's λ-gradients depend on the queries: regrouping the same rows changes the model
     (and one query ≠ eight); a pointwise learner (least squares) would not notice."""
@@ -125,7 +125,7 @@ def test_label_gain_allows_more_grades():
     XGBoostRanker(n_estimators=2, params={"ndcg_exp_gain": False}).fit(X, 20 * y, qid=qid)
 
 
-def test_peers_in_grid_search_with_group_folds():
+def test_external_in_grid_search_with_group_folds():
     X, y, qid = toy(n_queries=12)
     with sklearn.config_context(enable_metadata_routing=True):
         search = GridSearchCV(LightGBMRanker(min_child_samples=5),

@@ -1,6 +1,6 @@
-"""The peer cache (ordrank.results.peer_cache): which learners are peers, what their key covers, how a run
+"""The external cache (ordrank.results.external_cache): which learners are external, what their key covers, how a run
 uses the cache (cached / rerun), how a sweep's collector merges the jobs' pieces, and on the real
-data: a sample of peers rerun equals the committed cache, and a job served by the cache writes the
+data: a sample of external learners rerun equals the committed cache, and a job served by the cache writes the
 same results table, byte for byte, as a rerun and as the committed sweep."""
 import numpy as np
 import pandas as pd
@@ -10,8 +10,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from conftest import REPO, make_cfg
-from ordrank.results import peer_cache
-from ordrank.results.peer_cache import PeerCache, merge, peer_package, piece_key, same_rows
+from ordrank.results import external_cache
+from ordrank.results.external_cache import ExternalCache, merge, external_package, piece_key, same_rows
 from ordrank.results import read_table, read_timings, write_table
 
 mord = pytest.importorskip("mord")
@@ -27,15 +27,15 @@ def rows(value=0.5, seconds=1.0):
             ("fit_seconds", seconds, '{"alpha": 1.0}', "ok"), ("cv_seconds", seconds, '{"alpha": 1.0}', "ok")]
 
 
-def test_the_peer_rule():
+def test_the_external_rule():
     from ordrank.algorithms.batch.svor import SVOR
     from ordrank.algorithms.ranking import LightGBMRanker, XGBoostRanker
 
-    assert peer_package(mord.LogisticAT()).startswith("mord==")
-    assert peer_package(make_pipeline(StandardScaler(), skordinal.SVOR())).startswith("skordinal==")
-    assert peer_package(LightGBMRanker()).startswith("lightgbm==")
-    assert peer_package(XGBoostRanker()).startswith("xgboost")  # the distribution: xgboost or xgboost-cpu
-    assert peer_package(SVOR()) is None and peer_package(make_pipeline(StandardScaler(), SVOR())) is None
+    assert external_package(mord.LogisticAT()).startswith("mord==")
+    assert external_package(make_pipeline(StandardScaler(), skordinal.SVOR())).startswith("skordinal==")
+    assert external_package(LightGBMRanker()).startswith("lightgbm==")
+    assert external_package(XGBoostRanker()).startswith("xgboost")  # the distribution: xgboost or xgboost-cpu
+    assert external_package(SVOR()) is None and external_package(make_pipeline(StandardScaler(), SVOR())) is None
 
 
 @given(st.sampled_from(["version", "params", "grid", "seed", "split", "data"]))
@@ -46,7 +46,7 @@ def test_the_key_changes_with_what_decides_the_piece(what):
     if what == "version":
         version = package.split("==")[1]
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(peer_cache, "_distribution", lambda module: f"{module}=={version}.post1")
+            patch.setattr(external_cache, "_distribution", lambda module: f"{module}=={version}.post1")
             changed = piece_key(learner, grid, settings, data)
     else:
         if what == "params":
@@ -64,8 +64,8 @@ def test_the_key_changes_with_what_decides_the_piece(what):
 
 def test_cached_serves_rerun_computes_and_compares(tmp_path, caplog):
     key = piece_key(mord.LogisticAT(), {}, SETTINGS, DATA)
-    committed = tmp_path / "results" / "exp" / peer_cache.FILE
-    write_table(peer_cache.cache_table([pd.DataFrame(rows(), columns=peer_cache.ROW_COLUMNS).assign(
+    committed = tmp_path / "results" / "exp" / external_cache.FILE
+    write_table(external_cache.cache_table([pd.DataFrame(rows(), columns=external_cache.ROW_COLUMNS).assign(
         cache_key=key[0], package=key[1], piece="{}")]), committed)
     calls = []
 
@@ -73,76 +73,76 @@ def test_cached_serves_rerun_computes_and_compares(tmp_path, caplog):
         calls.append(value)
         return rows(value, seconds=9.0)
 
-    cached = PeerCache(committed, tmp_path / "job" / peer_cache.FILE, "cached")
+    cached = ExternalCache(committed, tmp_path / "job" / external_cache.FILE, "cached")
     assert cached.rows(key, {"split": 0}, compute) == rows() and calls == []  # timings too: the cache's
-    assert cached.rows(None, {}, compute) == rows(seconds=9.0) and calls == [0.5]  # not a peer: computed
-    rerun = PeerCache(committed, tmp_path / "rerun" / peer_cache.FILE, "rerun")
+    assert cached.rows(None, {}, compute) == rows(seconds=9.0) and calls == [0.5]  # not an external learner: computed
+    rerun = ExternalCache(committed, tmp_path / "rerun" / external_cache.FILE, "rerun")
     assert rerun.rows(key, {"split": 0}, compute) == rows(seconds=9.0) and len(calls) == 2
     assert rerun.differ == 0
     rerun.rows(key, {"split": 0}, lambda: compute(0.75))
     assert rerun.differ == 1 and "differ from the cache" in caplog.text
-    with pytest.raises(ValueError, match="peers must be one of cached, rerun, got 'sometimes'"):
-        PeerCache(committed, None, "sometimes")
+    with pytest.raises(ValueError, match="external must be one of cached, rerun, got 'sometimes'"):
+        ExternalCache(committed, None, "sometimes")
 
 
 def test_collect_merges_the_computed_pieces(tmp_path):
     key_a = piece_key(mord.LogisticAT(), {}, SETTINGS, DATA)
     key_b = piece_key(mord.LogisticAT(alpha=2.0), {}, SETTINGS, DATA)
-    committed = tmp_path / "results" / peer_cache.FILE
-    write_table(peer_cache.cache_table([pd.DataFrame(rows(), columns=peer_cache.ROW_COLUMNS).assign(
+    committed = tmp_path / "results" / external_cache.FILE
+    write_table(external_cache.cache_table([pd.DataFrame(rows(), columns=external_cache.ROW_COLUMNS).assign(
         cache_key=key_a[0], package=key_a[1], piece="{}")]), committed)
-    job = PeerCache(committed, tmp_path / "job" / peer_cache.FILE)
+    job = ExternalCache(committed, tmp_path / "job" / external_cache.FILE)
     job.rows(key_a, {"split": 0}, lambda: pytest.fail("served by the cache"))
     job.rows(key_b, {"split": 0}, lambda: rows(0.25))
     job.write("exp")
     summary = merge([job.job_file], tmp_path / "results" / "benchmark.parquet")
-    assert "1 peer pieces (4 rows) from the peer cache, 1 computed; 1 added" in summary
+    assert "1 external learner pieces (4 rows) from the external cache, 1 computed; 1 added" in summary
     cache = read_table(committed)
-    assert list(cache.columns) == ["cache_key", "package", "piece", *peer_cache.ROW_COLUMNS]
+    assert list(cache.columns) == ["cache_key", "package", "piece", *external_cache.ROW_COLUMNS]
     assert set(cache["cache_key"]) == {key_a[0], key_b[0]} and len(cache) == 8
 
 
-PEERS = ["mord-LogisticAT", "skordinal-REDSVM"]
+EXTERNAL = ["mord-LogisticAT", "skordinal-REDSVM"]
 
 
-@pytest.mark.slow  # two fits of two peers and PRank: about 10 s of CPU
-def test_a_sample_of_peers_rerun_equals_the_cache_and_the_cache_the_committed_job(tmp_path, shared_data_dir):
+@pytest.mark.slow  # two fits of two external learners and PRank: about 10 s of CPU
+def test_a_sample_of_external_rerun_equals_the_cache_and_the_cache_the_committed_job(tmp_path, shared_data_dir):
     """CI's check of the committed cache: mord-LogisticAT and skordinal-REDSVM on svor_benchmark's
-    pyrim, 10 ranks, partition 0, fitted again (peers=rerun) give the cache's rows (timings aside);
-    served by the cache (peers=cached), the job writes the same results table byte for byte, equal
-    to the committed sweep's rows, and the cached peers' timings are the committed ones."""
+    pyrim, 10 ranks, partition 0, fitted again (external=rerun) give the cache's rows (timings aside);
+    served by the cache (external=cached), the job writes the same results table byte for byte, equal
+    to the committed sweep's rows, and the cached external learners' timings are the committed ones."""
     from ordrank.app import run
 
     def job(mode):
         cfg = make_cfg(["+experiment=svor_benchmark", "dataset.name=pyrim", "dataset.bins=10",
-                        "protocol.splits=0", f"only=[PRank,{','.join(PEERS)}]", f"peers={mode}",
+                        "protocol.splits=0", f"only=[PRank,{','.join(EXTERNAL)}]", f"external={mode}",
                         f"results_dir={REPO / 'results'}", f"data_dir={shared_data_dir}"])
         return run(cfg, tmp_path / mode)
 
-    cache = read_table(REPO / "results" / "svor_benchmark" / peer_cache.FILE)
+    cache = read_table(REPO / "results" / "svor_benchmark" / external_cache.FILE)
     rerun = job("rerun")
-    used = read_table(rerun.parent / peer_cache.FILE)
+    used = read_table(rerun.parent / external_cache.FILE)
     assert len(used) == 8 and not used["from_cache"].any()
     for key, piece in used.groupby("cache_key"):
         assert key in set(cache["cache_key"]), "the rerun's piece has no entry in the committed cache"
         assert same_rows(piece, cache[cache["cache_key"] == key])
     cached = job("cached")
-    assert read_table(cached.parent / peer_cache.FILE)["from_cache"].all()
+    assert read_table(cached.parent / external_cache.FILE)["from_cache"].all()
     assert cached.read_bytes() == rerun.read_bytes()
 
     committed = REPO / "results" / "svor_benchmark" / "benchmark.parquet"
     for read in (read_table, read_timings):
         mine, ref = read(cached), read(committed)
         ref = ref[(ref["dataset"] == "pyrim") & (ref["bins"] == 10) & (ref["split"] == 0)
-                  & ref["algorithm"].isin(["PRank", *PEERS])][mine.columns].reset_index(drop=True)
+                  & ref["algorithm"].isin(["PRank", *EXTERNAL])][mine.columns].reset_index(drop=True)
         if read is read_table:
             pd.testing.assert_frame_equal(mine, ref)
-        else:  # measured seconds: the cached peers' are the committed ones, PRank's measured again
-            peers = mine["algorithm"].isin(PEERS)
-            pd.testing.assert_frame_equal(mine[peers], ref[peers.to_numpy()])
+        else:  # measured seconds: the cached external learners' are the committed ones, PRank's measured again
+            external = mine["algorithm"].isin(EXTERNAL)
+            pd.testing.assert_frame_equal(mine[external], ref[external.to_numpy()])
 
 
-def test_letor_protocol_serves_a_peer_from_the_cache(tmp_path):
+def test_letor_protocol_serves_a_external_from_the_cache(tmp_path):
     """QueryFolds (LETOR) uses the same cache: a LightGBM piece run once, merged, then served."""
     pytest.importorskip("lightgbm")
     from test_query_folds import N_FEATURES, write_subsets
@@ -154,23 +154,36 @@ def test_letor_protocol_serves_a_peer_from_the_cache(tmp_path):
     data = LetorData(path=str(write_subsets(tmp_path)), n_features=N_FEATURES)
     learners = {"LambdaMART": LightGBMRanker(n_estimators=5, min_child_samples=2)}
     protocol = QueryFolds(folds=[1], metrics=["letor_map", "ndcg@10"])
-    cache = tmp_path / "results" / peer_cache.FILE
+    cache = tmp_path / "results" / external_cache.FILE
     tables = []
     for mode in ("first", "cached"):
-        protocol.peer_cache = PeerCache(cache, tmp_path / mode / peer_cache.FILE)
+        protocol.external_cache = ExternalCache(cache, tmp_path / mode / external_cache.FILE)
         tables.append(pd.concat(protocol.iter_run(data, learners), ignore_index=True))
-        protocol.peer_cache.write()
-        merge([tmp_path / mode / peer_cache.FILE], cache)
-    assert protocol.peer_cache.hits == 1 and protocol.peer_cache.computed == 0
+        protocol.external_cache.write()
+        merge([tmp_path / mode / external_cache.FILE], cache)
+    assert protocol.external_cache.hits == 1 and protocol.external_cache.computed == 0
     pd.testing.assert_frame_equal(tables[0], tables[1])
     assert read_table(cache)["package"].iloc[0].startswith("lightgbm==")
 
 
 def test_an_unreadable_cache_is_named(tmp_path):
-    broken = tmp_path / peer_cache.FILE
+    broken = tmp_path / external_cache.FILE
     broken.write_bytes(b"not parquet")
-    with pytest.raises(ValueError, match=f"peer cache {broken} cannot be read"):
-        PeerCache(broken, None)
+    with pytest.raises(ValueError, match=f"external cache {broken} cannot be read"):
+        ExternalCache(broken, None)
     write_table(pd.DataFrame({"metric": ["mae"], "value": [1.0]}), broken)  # not a cache's columns
     with pytest.raises(ValueError, match="cannot be read .*cache_key"):
-        PeerCache(broken, None)
+        ExternalCache(broken, None)
+
+
+def test_a_cache_of_the_former_name_is_read(tmp_path):
+    """A results folder or job folder made before the rename holds ``peer_cache.parquet``: it is read,
+    and the new name wins when both are there."""
+    rows = pd.DataFrame({"cache_key": ["k"], "package": ["p==1"], "piece": ["{}"], "metric": ["mae"],
+                         "value": [0.5], "params": ["{}"], "status": ["ok"]})
+    former = write_table(rows, tmp_path / external_cache.FORMER_FILE)
+    assert external_cache.located(tmp_path / external_cache.FILE) == former
+    assert ExternalCache(tmp_path / external_cache.FILE, None).committed == former
+    assert list(ExternalCache(tmp_path / external_cache.FILE, None).index) == ["k"]
+    current = write_table(rows.assign(cache_key="j"), tmp_path / external_cache.FILE)
+    assert external_cache.located(current) == current

@@ -1,4 +1,4 @@
-r"""The peers: LightGBM's LambdaMART and XGBoost's ranker behind ordrank's ranking API.
+r"""The external: LightGBM's LambdaMART and XGBoost's ranker behind ordrank's ranking API.
 
 Thin adapters (:class:`~ordrank.algorithms.ranking.RankingEstimator`: ``fit(X, y, qid)`` → scores)
 around ``lightgbm.LGBMRanker`` and ``xgboost.XGBRanker``; nothing of the learners is re-implemented.
@@ -52,7 +52,7 @@ from ordrank.algorithms.ranking._base import RankingEstimator, max_abs
 from ordrank.queries import group_sizes, query_index
 
 
-def import_peer(module: str, package: str, owner: str):
+def import_external(module: str, package: str, owner: str):
     """``import module``, or an ImportError telling what to pip-install for ``owner``."""
     try:
         return import_module(module)
@@ -117,7 +117,7 @@ _SHARED = {
 }
 
 
-class _Peer(RankingEstimator):
+class _External(RankingEstimator):
     _dtypes = [np.float64, np.float32]  # both libraries take float32 X as it is (no float64 copy)
 
     def _keywords(self, fixed: dict, **given) -> dict:
@@ -135,7 +135,7 @@ class _Peer(RankingEstimator):
         return np.asarray(self.model_.predict(X), dtype=np.float64)
 
 
-class LightGBMRanker(_Peer):
+class LightGBMRanker(_External):
     r"""LambdaMART: LightGBM's ``LGBMRanker`` (``objective="lambdarank"``), fitted per query.
 
     Gradient-boosted regression trees on the λ-gradients above (see the module docstring), with the
@@ -171,7 +171,7 @@ class LightGBMRanker(_Peer):
     n_features_in_ : int
     """
 
-    peer_package = "lightgbm"  # the library it runs: its pieces are cached (ordrank.results.peer_cache)
+    external_package = "lightgbm"  # the library it runs: its pieces are cached (ordrank.results.external_cache)
     _parameter_constraints: dict = {
         **_SHARED,
         "num_leaves": [Interval(Integral, 2, None, closed="left")],
@@ -208,7 +208,7 @@ class LightGBMRanker(_Peer):
             y = check_grades(y, type(self).__name__, len(np.atleast_1d(gains)) - 1,
                              f" or give params' label_gain a gain for every grade (it has "
                              f"{len(np.atleast_1d(gains))}, for grades 0..{len(np.atleast_1d(gains)) - 1})")
-        lightgbm = import_peer("lightgbm", "lightgbm>=4", type(self).__name__)
+        lightgbm = import_external("lightgbm", "lightgbm>=4", type(self).__name__)
         check_lightgbm_params(lightgbm, extra, type(self).__name__)
         self.model_ = lightgbm.LGBMRanker(**self._keywords(
             {"deterministic": True, "force_row_wise": True, "verbose": -1,
@@ -222,7 +222,7 @@ class LightGBMRanker(_Peer):
         return self
 
 
-class XGBoostRanker(_Peer):
+class XGBoostRanker(_External):
     r"""XGBoost's ``XGBRanker``: ``rank:pairwise`` (RankNet's pairwise logistic cost, boosted) or
     ``rank:ndcg`` (each pair weighted by |ΔNDCG|, LambdaMART).
 
@@ -248,7 +248,7 @@ class XGBoostRanker(_Peer):
     n_features_in_ : int
     """
 
-    peer_package = "xgboost"  # the library it runs: its pieces are cached (ordrank.results.peer_cache)
+    external_package = "xgboost"  # the library it runs: its pieces are cached (ordrank.results.external_cache)
     _parameter_constraints: dict = {
         **_SHARED,
         "max_depth": [Interval(Integral, 0, None, closed="left")],
@@ -280,7 +280,7 @@ class XGBoostRanker(_Peer):
         y = check_grades(y, type(self).__name__, 31 if exp_gain else None,
                          ' or pass params={"ndcg_exp_gain": False}')
         check_float32(X, type(self).__name__)
-        xgboost = import_peer("xgboost", "xgboost-cpu>=2", type(self).__name__)
+        xgboost = import_external("xgboost", "xgboost-cpu>=2", type(self).__name__)
         self.model_ = xgboost.XGBRanker(**self._keywords(
             {"tree_method": "hist"},
             objective=self.objective, n_estimators=self.n_estimators,

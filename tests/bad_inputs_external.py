@@ -1,4 +1,4 @@
-"""Bad inputs of the peers' adapters (LightGBM, XGBoost), OrdinalRanker and LeastSquaresRanker."""
+"""Bad inputs of the external learners' adapters (LightGBM, XGBoost), OrdinalRanker and LeastSquaresRanker."""
 from __future__ import annotations
 
 import sys
@@ -53,13 +53,13 @@ CASES = [
     Case("xgboost-grade-above-gains", '`XGBoostRanker(objective="rank:ndcg").fit(X, y, qid=qid)` with '
          "a grade 32", ValueError, r"^XGBoostRanker: relevance label 32 at row 5 is above 31.*"
          r"ndcg_exp_gain", lambda tmp: XGBoostRanker().fit(X, grades(5, 32), qid=QID)),
-    Case("peer-qid-not-contiguous", "`LightGBMRanker().fit(X, y, qid=[0]*10 + [1]*10 + [0]*10)`",
+    Case("external learner-qid-not-contiguous", "`LightGBMRanker().fit(X, y, qid=[0]*10 + [1]*10 + [0]*10)`",
          ValueError, r"qid: the rows of query 0 are not contiguous \(rows from 0 and again from row 20\)",
          lambda tmp: LightGBMRanker().fit(X, Y, qid=np.repeat([0, 1, 0], 10))),
-    Case("peer-bad-objective", '`LightGBMRanker(objective="rank:ndcg")` (an XGBoost objective)',
+    Case("external learner-bad-objective", '`LightGBMRanker(objective="rank:ndcg")` (an XGBoost objective)',
          InvalidParameterError, r"The 'objective' parameter of LightGBMRanker must be a str among",
          lambda tmp: LightGBMRanker(objective="rank:ndcg").fit(X, Y, qid=QID)),
-    Case("peer-params-clash", '`XGBoostRanker(params={"n_jobs": 4, "max_depth": 3})`', ValueError,
+    Case("external learner-params-clash", '`XGBoostRanker(params={"n_jobs": 4, "max_depth": 3})`', ValueError,
          r"^XGBoostRanker: params sets \['max_depth', 'n_jobs'\], parameters of XGBoostRanker itself; "
          r"set them directly$",
          lambda tmp: XGBoostRanker(params={"n_jobs": 4, "max_depth": 3}).fit(X, Y, qid=QID)),

@@ -1,24 +1,25 @@
-"""The peers' results, computed once per peer version: a cache kept with the results.
+"""The external learners' results, computed once per library version: a cache kept with the results.
 
-A *peer* is a reference implementation run beside ordrank's learners (skordinal, mord, LightGBM,
-XGBoost); its rows do not depend on ordrank's learners, so a sweep need not refit it every time.
-The one rule (:func:`peer_package`): a learner is a peer when the class of its final estimator is
-defined outside the ``ordrank`` package, or declares the library it wraps (``peer_package``, the
-LightGBM and XGBoost adapters). A piece of a peer (one learner on one partition) is keyed by
-:func:`piece_key`: sha256 over the peer's distribution name and version (importlib.metadata), the
+An *external learner* is an established implementation from another library, run beside ordrank's
+learners (skordinal, mord, LightGBM, XGBoost); its rows do not depend on ordrank's learners, so a
+sweep need not refit it every time. The one rule (:func:`external_package`): a learner is external
+when the class of its final estimator is defined outside the ``ordrank`` package, or declares the
+library it wraps (``external_package``, the LightGBM and XGBoost adapters). A piece of an external
+learner (one learner on one partition) is keyed by :func:`piece_key`: sha256 over the library's
+distribution name and version (importlib.metadata), the
 learner's parameters (every step of its pipeline, feature map included), its grid, the protocol
 settings that decide the piece (given by the protocol: folds, scoring, seed, partition) and a
 checksum of the piece's data (:func:`data_checksum`). The key does not cover ordrank's protocol
 code (model selection, metrics): bump ``CACHE_VERSION`` when that changes what a piece yields.
 
-Where: ``<results_dir>/<experiment>/peer_cache.parquet`` beside the collected table, one row per
+Where: ``<results_dir>/<experiment>/external_cache.parquet`` beside the collected table, one row per
 row the protocol yielded (timing rows included) plus ``cache_key``, ``package``, ``piece``.
-A job reads it (read-only) and writes the peer pieces it ran to ``<job folder>/peer_cache.parquet``
+A job reads it (read-only) and writes the external learner pieces it ran to ``<job folder>/external_cache.parquet``
 (``from_cache`` says which came from the cache); ``python -m ordrank.results collect ... -o T``
-merges the computed ones into ``peer_cache.parquet`` beside T (:func:`merge`, atomically). The
-setting ``peers: cached`` (default) uses the cache; ``peers=rerun`` fits every peer again, logs
-any piece whose rows differ from the cache and refreshes it: a run with ``peers=rerun``
-(``make reproduce PEERS=rerun``) makes the caches.
+merges the computed ones into ``external_cache.parquet`` beside T (:func:`merge`, atomically). The
+setting ``external: cached`` (default) uses the cache; ``external=rerun`` fits every external learner again, logs
+any piece whose rows differ from the cache and refreshes it: a run with ``external=rerun``
+(``make reproduce EXTERNAL=rerun``) makes the caches.
 """
 from __future__ import annotations
 
@@ -37,18 +38,26 @@ from ordrank.results.files import read_table, write_table
 
 log = logging.getLogger(__name__)
 CACHE_VERSION = 1      # part of every key: bump it when the protocol's code changes a piece's rows
-FILE = "peer_cache.parquet"
+FILE = "external_cache.parquet"
+FORMER_FILE = "peer_cache.parquet"  # the name before; still read where no external_cache.parquet is
 MODES = ("cached", "rerun")
 ROW_COLUMNS = ["metric", "value", "params", "status"]  # a piece's rows, as the protocol yields them
 
 
-def peer_package(learner) -> str | None:
-    """The distribution (``name==version``) of the library a peer learner runs, or None for ordrank's own.
+def located(path: Path) -> Path:
+    """``path`` (an ``external_cache.parquet``), or the file of the former name beside it when only that exists."""
+    path = Path(path)
+    former = path.with_name(FORMER_FILE)
+    return former if not path.is_file() and former.is_file() else path
 
-    A learner is a peer when its final estimator's class lives outside ``ordrank`` (its top-level
-    module), or when the class names the library it wraps in ``peer_package``."""
+
+def external_package(learner) -> str | None:
+    """The distribution (``name==version``) of the library an external learner runs, or None for ordrank's own.
+
+    A learner is an external learner when its final estimator's class lives outside ``ordrank`` (its top-level
+    module), or when the class names the library it wraps in ``external_package``."""
     cls = type(final_step(learner))
-    module = getattr(cls, "peer_package", None) or cls.__module__.split(".")[0]
+    module = getattr(cls, "external_package", None) or cls.__module__.split(".")[0]
     if module == "ordrank":
         return None
     return _distribution(module)
@@ -91,8 +100,8 @@ def data_checksum(*arrays) -> str:
 
 
 def piece_key(learner, grid: dict, settings: dict, arrays) -> tuple[str, str] | None:
-    """``(key, package)`` of one peer piece, or None when ``learner`` is not a peer."""
-    package = peer_package(learner)
+    """``(key, package)`` of one external learner piece, or None when ``learner`` is not an external learner."""
+    package = external_package(learner)
     if package is None:
         return None
     spec = {"version": CACHE_VERSION, "package": package, "learner": describe(learner),
@@ -100,15 +109,16 @@ def piece_key(learner, grid: dict, settings: dict, arrays) -> tuple[str, str] | 
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest(), package
 
 
-class PeerCache:
-    """One run's view of the cache: look up peer pieces, remember the ones it ran.
+class ExternalCache:
+    """One run's view of the cache: look up external learner pieces, remember the ones it ran.
 
     ``committed``: the experiment's cache (read once, never written by a job); ``job_file``: where
-    the job writes the peer pieces it ran (:meth:`write`); ``mode``: ``cached`` or ``rerun``."""
+    the job writes the external learner pieces it ran (:meth:`write`); ``mode``: ``cached`` or ``rerun``."""
 
     def __init__(self, committed: Path | None, job_file: Path | None, mode: str = "cached"):
         if mode not in MODES:
-            raise ValueError(f"peers must be one of {', '.join(MODES)}, got {mode!r}")
+            raise ValueError(f"external must be one of {', '.join(MODES)}, got {mode!r}")
+        committed = located(committed) if committed is not None else None
         self.committed, self.job_file, self.mode = committed, job_file, mode
         self.table = _read(committed) if committed is not None and committed.is_file() \
             else pd.DataFrame(columns=["cache_key"])
@@ -131,7 +141,7 @@ class PeerCache:
         self.computed += 1
         if cached is not None and not same_rows(pd.DataFrame(rows, columns=ROW_COLUMNS), cached):
             self.differ += 1
-            log.warning("peer piece %s: rerun rows differ from the cache %s (key %s)", piece,
+            log.warning("external learner piece %s: rerun rows differ from the cache %s (key %s)", piece,
                         self.committed, key[:12])
         self._remember(key, package, piece, pd.DataFrame(rows, columns=ROW_COLUMNS), False)
         return rows
@@ -141,12 +151,12 @@ class PeerCache:
                                     from_cache=from_cache))
 
     def summary(self) -> str:
-        return (f"peer pieces: {self.hits} from the cache {self.committed}, {self.computed} computed"
+        return (f"external learner pieces: {self.hits} from the cache {self.committed}, {self.computed} computed"
                 + (f" ({self.differ} differ from the cache)" if self.differ else ""))
 
     def write(self, experiment: str = "") -> Path | None:
-        """Write the peer pieces this run used to ``job_file`` and log the summary (nothing when
-        the run used no peer)."""
+        """Write the external learner pieces this run used to ``job_file`` and log the summary (nothing when
+        the run used no external learner)."""
         if self.job_file is None or not self.ran:
             return None
         log.info("%s: %s", experiment, self.summary())
@@ -158,7 +168,7 @@ def _read(path: Path) -> pd.DataFrame:
     try:
         return read_table(path)[["cache_key", *ROW_COLUMNS]]
     except Exception as error:  # any unreadable cache: one clear message
-        raise ValueError(f"peer cache {path} cannot be read ({type(error).__name__}: {error}); restore it "
+        raise ValueError(f"external cache {path} cannot be read ({type(error).__name__}: {error}); restore it "
                          "(git checkout) or remove it, and its pieces are computed again") from error
 
 
@@ -177,16 +187,16 @@ def same_rows(a: pd.DataFrame, b: pd.DataFrame, timings=TIMINGS) -> bool:
     return a.equals(b)
 
 
-def attach(cfg, protocol, output_dir: Path) -> PeerCache:
-    """The run's cache, given to ``protocol`` when it can use one (it has a ``peer_cache`` attribute):
-    ``<results_dir>/<experiment>/peer_cache.parquet`` read, ``<output_dir>/peer_cache.parquet``
-    written. For any other protocol a cache that is never used (its :meth:`~PeerCache.write` is a no-op)."""
-    mode = cfg.get("peers", "cached")
-    if not hasattr(protocol, "peer_cache"):
-        return PeerCache(None, None, mode)
+def attach(cfg, protocol, output_dir: Path) -> ExternalCache:
+    """The run's cache, given to ``protocol`` when it can use one (it has a ``external_cache`` attribute):
+    ``<results_dir>/<experiment>/external_cache.parquet`` read, ``<output_dir>/external_cache.parquet``
+    written. For any other protocol a cache that is never used (its :meth:`~ExternalCache.write` is a no-op)."""
+    mode = cfg.get("external", "cached")
+    if not hasattr(protocol, "external_cache"):
+        return ExternalCache(None, None, mode)
     committed = Path(cfg.get("results_dir") or "results") / str(cfg.experiment) / FILE
-    protocol.peer_cache = PeerCache(committed, Path(output_dir) / FILE, mode)
-    return protocol.peer_cache
+    protocol.external_cache = ExternalCache(committed, Path(output_dir) / FILE, mode)
+    return protocol.external_cache
 
 
 def _used(job_files) -> pd.DataFrame | None:
@@ -195,19 +205,20 @@ def _used(job_files) -> pd.DataFrame | None:
 
 
 def tally(job_files) -> str:
-    """What the jobs' ``peer_cache.parquet`` files say: pieces (and rows) from the cache, computed."""
+    """What the jobs' ``external_cache.parquet`` files say: pieces (and rows) from the cache, computed."""
     used = _used(job_files)
     if used is None:
-        return "no peer piece"
+        return "no external learner piece"
     first = used.drop_duplicates("cache_key")["from_cache"]
-    return (f"{int(first.sum())} peer pieces ({int(used['from_cache'].sum())} rows) from the peer cache, "
+    return (f"{int(first.sum())} external learner pieces ({int(used['from_cache'].sum())} rows) "
+            f"from the external cache, "
             f"{int((~first).sum())} computed")
 
 
 def merge(job_files, out_table: Path) -> str | None:
-    """Merge the pieces the jobs computed (their ``peer_cache.parquet``) into the cache beside
-    ``out_table``, atomically: a computed piece replaces a cached one of the same key (``peers=rerun``).
-    Returns a one-line summary (:func:`tally`), or None when no job used a peer."""
+    """Merge the pieces the jobs computed (their ``external_cache.parquet``) into the cache beside
+    ``out_table``, atomically: a computed piece replaces a cached one of the same key (``external=rerun``).
+    Returns a one-line summary (:func:`tally`), or None when no job used an external learner."""
     job_files = list(job_files)
     used = _used(job_files)
     if used is None:
@@ -215,7 +226,8 @@ def merge(job_files, out_table: Path) -> str | None:
     new = used[~used["from_cache"].astype(bool)].drop(columns="from_cache")
     target = Path(out_table).with_name(FILE)
     if len(new):
-        old = [read_table(target)] if target.is_file() else []
+        old = [read_table(located(target))] if located(target).is_file() else []
         kept = [t[~t["cache_key"].isin(set(new["cache_key"]))] for t in old]
         write_table(cache_table([*kept, new]).reset_index(drop=True), target)
-    return f"peer cache {target}: {tally(job_files)}" + (f"; {new['cache_key'].nunique()} added" if len(new) else "")
+    added = f"; {new['cache_key'].nunique()} added" if len(new) else ""
+    return f"external cache {target}: {tally(job_files)}{added}"
