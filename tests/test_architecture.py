@@ -7,7 +7,8 @@
 3. a private name (a module or an attribute with a leading underscore) is imported only inside its
    own subpackage: another subpackage (or a script) imports a public name of a public module;
 4. no re-export trick: ``# noqa: F401`` (a name imported only to be imported from here) only in an
-   ``__init__.py``, a package's public face; a module imports what it uses from where it is defined;
+   ``__init__.py``, a package's public face; a module of the package imports what it uses from the
+   module that defines it, never through a package's ``__init__.py`` (scripts and users may);
 5. no module over 300 lines.
 """
 import ast
@@ -201,6 +202,30 @@ def test_no_re_exports_outside_an_init():
                              + (f"{', '.join(unused)} unused here, import them from their own module"
                                 if unused else "every name is used here, drop the noqa"))
     assert not found, "re-exports:\n" + "\n".join(found)
+
+
+def test_modules_import_a_name_from_the_module_that_defines_it():
+    """Inside the package, ``from ordrank.results import atomic_path`` (a name a package's __init__.py
+    re-exports from a public module) is written ``from ordrank.results.files import atomic_path``: a
+    reader finds the name where the import says. A package's submodules (``from ordrank.metrics import
+    letor``), names its __init__.py defines and the public face of a private module
+    (``ordrank.algorithms.online.Rule``, from ``_base``) stay."""
+    def re_exported(package: str) -> dict[str, str]:
+        """{name: the public module it comes from} of a package's __init__.py."""
+        tree = ast.parse(MODULES[package].read_text(encoding="utf-8"))
+        return {alias.asname or alias.name: node.module for node in tree.body if isinstance(node, ast.ImportFrom)
+                and node.level == 0 and node.module and not private(*node.module.split("."))
+                for alias in node.names}
+
+    found = []
+    for name, path in MODULES.items():
+        if path.name == "__init__.py":
+            continue
+        for line, module, attribute in imports(path, name):
+            if attribute and MODULES.get(module, path).name == "__init__.py" \
+                    and (source := re_exported(module).get(attribute)):
+                found.append(f"{where(path, line)}: {attribute} through {module}'s __init__.py (from {source})")
+    assert not found, "import each name from the module that defines it:\n" + "\n".join(found)
 
 
 def test_no_module_over_300_lines():

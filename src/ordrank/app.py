@@ -31,8 +31,9 @@ from ordrank.datasets import naming
 from ordrank.results import external_cache
 from ordrank.resume import reusable_pieces
 from ordrank.settings import check_settings
-from ordrank.results import (ERROR, FINISHED, atomic_path, finalize, partial_path, publish,
-                             split_timings, timings_path, write_error, write_table)
+from ordrank.results.tables import ERROR, FINISHED, finalize
+from ordrank.results.files import (atomic_path, partial_path, publish, split_timings, timings_path, write_error,
+                                   write_table)
 
 log = logging.getLogger(__name__)
 

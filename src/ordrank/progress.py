@@ -87,7 +87,7 @@ class StepTimes:
         step["load_after"] = os.getloadavg()[0]
 
     def write(self, path: Path, quick: bool) -> None:
-        from ordrank.results import atomic_path
+        from ordrank.results.files import atomic_path
 
         path.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(path) as tmp:

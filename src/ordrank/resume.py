@@ -12,7 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ordrank.results import flatten_config, read_table
+from ordrank.results.tables import flatten_config
+from ordrank.results.files import read_table
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +49,8 @@ def mark_interrupted_jobs(sweep_dir: str | Path, reason: BaseException, name: st
     """Write an ERROR file in every job folder of the sweep ``sweep_dir`` that started but has
     neither a finished table nor an ERROR (its worker was ended with the sweep, e.g. by Ctrl-C of the
     launching process: joblib's workers are killed without unwinding); return those folders."""
-    from ordrank.results import partial_path, sweep_jobs, write_error
+    from ordrank.results.files import partial_path, write_error
+    from ordrank.results.sweeps import sweep_jobs
 
     marked = []
     for job in sweep_jobs(sweep_dir, name):

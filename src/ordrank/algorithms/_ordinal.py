@@ -28,7 +28,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ordrank.metrics import mean_absolute_error
+from ordrank.metrics.ordinal import mean_absolute_error
 
 HOW_TO_ORDER = ("give their order: y as an ordered pandas Categorical, e.g. pd.Categorical(y, "
                 "categories=[lowest, ..., highest], ordered=True), or classes=[lowest, ..., highest] "

@@ -17,8 +17,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ordrank.reports.paired_tests import cd_groups
-from ordrank.reports import ALPHA, average_ranks
-from ordrank.results import atomic_path
+from ordrank.reports.statistics import ALPHA, average_ranks
+from ordrank.results.files import atomic_path
 
 LABELS = {"mae": "test MAE", "zero_one": "test zero-one error"}
 DPI = 150

@@ -9,7 +9,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from ordrank.results import summarize
+from ordrank.results.tables import summarize
 
 STYLE = {"PRank": "tab:red", "WH": "tab:blue", "MCP": "tab:green", "Predtron": "tab:purple",
          "Predtron-L2": "tab:purple", "Predtron-L1": "tab:orange"}

@@ -21,8 +21,9 @@ import numpy as np
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from ordrank.reports import ALPHA, paired_wilcoxon, summary
-from ordrank.results import atomic_path
+from ordrank.reports.statistics import ALPHA, paired_wilcoxon
+from ordrank.reports.summaries import summary
+from ordrank.results.files import atomic_path
 
 PAIRS = [("SVORIM", "Reduction-SVM"), ("SVORIM", "Reduction-tree"),
          ("skordinal-ORBoost", "Reduction-boost")]

@@ -25,11 +25,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from ordrank.features import transform_stateless
-from ordrank.metrics import time_averaged
+from ordrank.metrics.ordinal import time_averaged
 from ordrank.progress import progress
 from ordrank.protocols._checks import check_choice, check_positive
 from ordrank.protocols.engine import record_steps, run_sequences
-from ordrank.results import curve_records
+from ordrank.results.tables import curve_records
 
 log = logging.getLogger(__name__)
 CENTERS = ("midpoint", "user_mean")

@@ -25,7 +25,7 @@ import pandas as pd
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils._param_validation import Interval
 
-from ordrank.algorithms import PRank
+from ordrank.algorithms.online.prank import PRank
 
 __all__ = ["ThresholdStepPRank", "scaled_features", "scale_sweep"]
 

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ordrank.features import transform_stateless
-from ordrank.metrics import time_averaged
+from ordrank.metrics.ordinal import time_averaged
 from ordrank.protocols._checks import check_positive
 from ordrank.protocols.engine import record_steps, run_sequences
-from ordrank.results import curve_records
+from ordrank.results.tables import curve_records
 
 
 @dataclass

@@ -46,7 +46,7 @@ from sklearn.base import clone
 
 from ordrank.algorithms.online import Rule
 from ordrank.algorithms.structured.spaces import positions_of
-from ordrank.metrics import ndcg_loss
+from ordrank.metrics.ranking import ndcg_loss
 from ordrank.progress import progress
 from ordrank.protocols._checks import check_positive
 

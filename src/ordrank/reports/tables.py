@@ -20,7 +20,7 @@ from ordrank.reports.statistics import (ALPHA, _rankings, friedman_line, paired_
                                         rank_statistics_markdown, rank_table, statistics_notes)
 from ordrank.reports.summaries import column_order, mean_sem, summary
 from ordrank.reports.yardsticks import yardstick_markdown, yardstick_tests, yardstick_time_markdown, yardstick_times
-from ordrank.results import atomic_path, write_table
+from ordrank.results.files import atomic_path, write_table
 
 TITLES = {"mae": "Test mean absolute error", "zero_one": "Test zero-one error"}
 

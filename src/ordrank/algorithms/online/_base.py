@@ -36,7 +36,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
 from ordrank.algorithms._ordinal import OrdinalEstimator, check_ordinal_target, rank_order
-from ordrank.metrics import rank_loss
+from ordrank.metrics.ordinal import rank_loss
 
 
 class Rule(ABC):
