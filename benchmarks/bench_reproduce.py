@@ -87,7 +87,8 @@ def reproduce(data: dict, quick: bool, only: list[str] | None, external: str = "
     """Run experiments/reproduce.py with --timings (and ``--external``); its steps into ``data``."""
     with tempfile.TemporaryDirectory() as tmp:
         steps_file = Path(tmp) / "steps.json"
-        command = [sys.executable, "experiments/reproduce.py", "--timings", str(steps_file), "--external", external]
+        command = [sys.executable, "experiments/reproduce.py", "--fresh", "--timings", str(steps_file),
+                   "--external", external]  # --fresh: every job run again, as make runs it
         command += (["--quick"] if quick else []) + (["--only", *only] if only else [])
         whole = timed(command)
         steps = json.loads(steps_file.read_text())["steps"]
