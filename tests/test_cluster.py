@@ -191,11 +191,13 @@ def test_slurm_job_cancelled_then_the_same_command_finishes(slurm, expected, sha
 def test_driver_killed_and_a_second_driver_refused(expected, shared_data_dir, tmp_path):
     args = command(tmp_path, shared_data_dir, "--launcher", "local", "--workers", "1")
     driver = start(args)
-    wait_for(lambda: jobs_in(tmp_path) >= 2, "two jobs in the table", driver)
+    wait_for(lambda: "jobs already in the table" in driver.log.read_text(), "the driver's lock", driver)
     second = run(args)  # the same table, while the first holds it
     assert second.returncode == 2 and "another driver is adding jobs to" in second.stderr, second.stderr
+    wait_for(lambda: jobs_in(tmp_path) >= 2, "two jobs in the table", driver)
     driver.send_signal(signal.SIGKILL)
-    finished(driver, timeout=60)
+    code, output = finished(driver, timeout=60)
+    assert code == -signal.SIGKILL, f"the sweep ended before it could be killed:\n{output}"
     before = done_in(tmp_path)
     assert len(pd.read_parquet(table(tmp_path))) > 0  # the table a killed driver leaves reads whole
     again = run(args)

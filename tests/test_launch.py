@@ -3,6 +3,7 @@ rows a finished job adds (tests/test_cluster.py runs the whole on real engines).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import pandas as pd
 import pytest
@@ -10,7 +11,7 @@ from hypothesis import given, strategies as st
 
 from conftest import REPO
 from ordrank.launch.driver import packed_wall
-from ordrank.launch.engines import MIN_TASK_SECONDS, array_tasks
+from ordrank.launch.engines import MIN_TASK_SECONDS, array_tasks, point_tasks
 from ordrank.launch.jobs import table_state
 from ordrank.launch.sweep import compose_jobs
 
@@ -62,15 +63,36 @@ def test_longest_job_first_is_within_its_bound(seconds, workers):
 
 
 @given(st.lists(st.one_of(st.none(), st.floats(0.01, 500.0)), min_size=1, max_size=60), st.integers(1, 8))
-def test_slurm_array_tasks_hold_every_job_once_and_pack_only_short_ones(times, workers):
+def test_slurm_array_tasks_hold_every_task_once_and_pack_only_short_ones(times, workers):
     jobs = list(range(len(times)))
     seconds = {job: t for job, t in zip(jobs, times) if t is not None}
-    tasks = array_tasks(jobs, seconds, workers)
-    assert sorted(job for task in tasks for job in task) == jobs and all(tasks)
-    assert len(tasks) >= min(len(jobs), 2 * workers)
+    arrays = array_tasks([[job] for job in jobs], seconds, workers)
+    assert sorted(job for array in arrays for job in array) == jobs and all(arrays)
+    assert len(arrays) >= min(len(jobs), 2 * workers)
+    cost = [sum(seconds.get(job, MIN_TASK_SECONDS) for job in array) for array in arrays]
+    assert cost == sorted(cost, reverse=True)  # longest first
+    if len(arrays) < len(jobs):  # packed: no more array tasks than MIN_TASK_SECONDS each, rounded up
+        assert len(arrays) <= max(math.ceil(sum(cost) / MIN_TASK_SECONDS), 2 * workers)
+    if all(t is None or t >= MIN_TASK_SECONDS for t in times):  # jobs of unknown or long time: one each
+        assert len(arrays) == len(jobs)
+
+
+@dataclass(frozen=True)
+class FakeJob:
+    values: tuple
+    learner: str
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.one_of(st.none(), st.floats(0.01, 100.0))), min_size=1,
+                max_size=40, unique_by=lambda t: t))
+def test_a_task_holds_short_jobs_of_one_sweep_point(spec):
+    jobs = [FakeJob((("split", point),), f"L{i}") for i, (point, _) in enumerate(spec)]
+    seconds = {job: t for job, (_, t) in zip(jobs, spec) if t is not None}
+    tasks = point_tasks(jobs, seconds)
+    assert sorted((j.values, j.learner) for task in tasks for j in task) == sorted((j.values, j.learner) for j in jobs)
+    for task in tasks:
+        assert len({job.values for job in task}) == 1  # one sweep point a task
+        if len(task) > 1:  # together only while short, and none of unknown time
+            assert sum(seconds[job] for job in task) < MIN_TASK_SECONDS
     cost = [sum(seconds.get(job, MIN_TASK_SECONDS) for job in task) for task in tasks]
-    assert cost == sorted(cost, reverse=True)  # longest task first
-    if len(tasks) < len(jobs):  # packed: no more tasks than MIN_TASK_SECONDS each, rounded up
-        assert len(tasks) <= max(math.ceil(sum(cost) / MIN_TASK_SECONDS), 2 * workers)
-    if all(t is None or t >= MIN_TASK_SECONDS for t in times):  # jobs of unknown or long time: one a task
-        assert len(tasks) == len(jobs)
+    assert cost == sorted(cost, reverse=True)

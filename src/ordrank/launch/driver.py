@@ -3,13 +3,15 @@
 It takes a lock on the results table (a second driver on the same table refuses, naming it), works
 out which jobs the table lacks (:func:`ordrank.launch.jobs.table_state`), hands those to an engine
 (:mod:`ordrank.launch.engines`) and, as jobs finish, adds their rows to the tables
-(:meth:`ordrank.launch.table.SweepTables.add`: every job finished by then in one atomic rewrite). A job that fails
+(:meth:`ordrank.launch.table.SweepTables.add`: every job finished by then in one atomic rewrite, at most
+every ``WRITE_EVERY`` seconds or ten times the last rewrite's time, and once more at the end). A job that fails
 is reported with its error and left out; the others go on. Killed at any point, the tables hold every
 job added before; the same command started again runs only the rest.
 """
 from __future__ import annotations
 
 import heapq
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +22,9 @@ from filelock import FileLock, Timeout
 from ordrank.launch.jobs import Job, job_key, row_index, table_state
 from ordrank.launch.table import SweepTables
 from ordrank.results.files import jobs_path, read_table, timings_path
+
+
+WRITE_EVERY = 1.0  # seconds: the least time between two rewrites of a sweep's tables
 
 
 class TableBusy(RuntimeError):
@@ -144,32 +149,39 @@ def drive(path: Path, jobs: list[Job], engine_factory, *, say=print, poll: float
         left = sum(seconds[job] for job in todo)
         try:
             handles = engine.submit(todo, seconds)
-            pending = dict(handles)
+            pending, finished_results, written = dict(handles), [], time.monotonic()
+            write_seconds = 0.0
             while pending:
                 finished = engine.ready(pending, timeout=poll)
-                results = []
                 for handle in finished:
                     job = pending.pop(handle)
                     try:
-                        results.append(engine.result(handle))
+                        finished_results.append(engine.result(handle))
                     except Exception as error:  # noqa: BLE001 - reported per job, the others go on
                         outcome.failed.append((job, str(error)))
                         say(f"failed: {job.name}: {error}")
                     left -= seconds[job]
-                for result in results:
-                    if result.external is not None and len(result.external):
-                        first = result.external.drop_duplicates("cache_key")["from_cache"].astype(bool)
-                        outcome.external_hits += int(first.sum())
-                        outcome.external_computed += int((~first).sum())
-                if results:
-                    tables.add(results, engine.name)
-                    outcome.added += [r.job for r in results]
-                if finished:  # the time left: the recorded times of the jobs left, over the workers
+                # the tables are rewritten whole: at most every WRITE_EVERY seconds, or ten times the last
+                # rewrite's time, so that a sweep of many short jobs does not spend its time rewriting
+                due = time.monotonic() - written >= max(WRITE_EVERY, 10 * write_seconds)
+                if finished_results and (due or not pending):
+                    started = time.monotonic()
+                    tables.add(finished_results, engine.name)
+                    written, write_seconds = time.monotonic(), time.monotonic() - started
+                    for result in finished_results:
+                        if result.external is not None and len(result.external):
+                            first = result.external.drop_duplicates("cache_key")["from_cache"].astype(bool)
+                            outcome.external_hits += int(first.sum())
+                            outcome.external_computed += int((~first).sum())
+                    outcome.added += [r.job for r in finished_results]
+                    finished_results = []
                     n_done = outcome.done_before + len(outcome.added)
                     say(f"{n_done}/{len(jobs)} jobs done ({len(outcome.failed)} failed), about "
                         f"{hours(left / max(1, engine.workers))} left")
         except BaseException:
             engine.cancel(list(pending) if "pending" in locals() else [])
+            if locals().get("finished_results"):  # finished before the stop: kept
+                tables.add(finished_results, engine.name)
             raise
         finally:
             engine.close()

@@ -3,27 +3,29 @@ submitit. Each engine takes the jobs, reports which have finished and hands back
 engine writes a table (the driver does), and none is a scheduler of ours: each queues and places the
 jobs itself.
 
+Every engine runs *tasks* (:func:`point_tasks`): the short jobs of one sweep point together, as one run
+of their learners (the data read and prepared once, :func:`ordrank.launch.work.run_jobs`), every
+other job alone, longest first by the expected seconds the driver gives ``submit(jobs, seconds)``.
+A job's handle is a :class:`Part` of its task; a task that fails or is lost fails each of its jobs.
+
 - ``local``: a pool of ``workers`` processes (joblib's loky), this machine only, each allowed the cores
   over the workers as BLAS/OpenMP threads (as joblib does).
-- ``ray``: Ray's task API (``ray.remote``, one CPU a job). ``address`` (else ``$RAY_ADDRESS``) names an
+- ``ray``: Ray's task API (``ray.remote``, one CPU a task). ``address`` (else ``$RAY_ADDRESS``) names an
   existing cluster; without one a local Ray of ``workers`` CPUs is started. Results travel back
   through Ray's object store: the nodes share no file system with the driver. A task whose node or
   worker process dies is run again by Ray on a live node (up to ``RETRIES`` times).
-- ``slurm``: a SLURM job array through submitit. An array task runs one job, or several short ones
-  (:func:`array_tasks`: a task's start costs seconds, so jobs expected to take less than
-  ``MIN_TASK_SECONDS`` share a task). submitit pickles each task and its results in ``folder``, which
-  the driver and the compute nodes must share (the one shared path). A task that ends without a result
-  (``scancel``, a dead node, the time limit) has its jobs reported failed; started again, the driver runs
-  them again.
-
-Every engine's ``submit(jobs, seconds)`` takes the jobs longest first and their expected seconds.
+- ``slurm``: a SLURM job array through submitit. An array task runs one task, or several short ones
+  (:func:`array_tasks`: a SLURM task's start costs seconds). submitit pickles each array task and its
+  results in ``folder``, which the driver and the compute nodes must share (the one shared path). An
+  array task that ends without a result (``scancel``, a dead node, the time limit) has its jobs
+  reported failed; started again, the driver runs them again.
 """
 from __future__ import annotations
 
-import concurrent.futures
 import heapq
 import math
 import os
+import queue
 import subprocess
 import time
 from pathlib import Path
@@ -31,11 +33,11 @@ from pathlib import Path
 import pandas as pd
 
 from ordrank.launch.jobs import Job
-from ordrank.launch.work import JobResult, run_job, run_jobs
+from ordrank.launch.work import JobResult, run_jobs
 
 ENGINES = ("local", "ray", "slurm")
 RETRIES = 3  # Ray: how often a task lost with its node or worker process is run again
-MIN_TASK_SECONDS = 30.0  # SLURM: jobs expected shorter than this share an array task
+MIN_TASK_SECONDS = 30.0  # jobs expected shorter than this together share a task
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
@@ -43,20 +45,77 @@ class JobFailed(Exception):
     """A job that raised, or ended without a result; the message says why."""
 
 
+class Part:
+    """One job of a task: the task's handle (a future, a Ray object, a submitit job) and the job's place
+    in the task's list of results."""
+
+    __slots__ = ("task", "index")
+
+    def __init__(self, task, index: int):
+        self.task, self.index = task, index
+
+
+def _cost(task: list[Job], seconds: dict) -> float:
+    return sum(float(seconds.get(job, MIN_TASK_SECONDS)) for job in task)
+
+
+def point_tasks(jobs: list[Job], seconds: dict) -> list[list[Job]]:
+    """The jobs as tasks: in each sweep point, its shortest jobs together while their expected seconds
+    stay under ``MIN_TASK_SECONDS`` (a job with no expected time counts as that long: alone), every
+    other job alone; the tasks longest first (ties in the jobs' order)."""
+    points: dict[tuple, list[Job]] = {}
+    for job in jobs:
+        points.setdefault(job.values, []).append(job)
+    tasks = []
+    for point in points.values():
+        group, total = [], 0.0
+        for job in sorted(point, key=lambda job: float(seconds.get(job, MIN_TASK_SECONDS))):
+            cost = float(seconds.get(job, MIN_TASK_SECONDS))
+            if total + cost < MIN_TASK_SECONDS:
+                group.append(job)
+                total += cost
+            else:
+                tasks.append([job])
+        if group:
+            grouped = set(group)
+            tasks.append([job for job in point if job in grouped])  # in the point's order
+    order = {job: i for i, job in enumerate(jobs)}
+    return sorted(tasks, key=lambda task: (-_cost(task, seconds), order[task[0]]))
+
+
+def array_tasks(tasks: list[list[Job]], seconds: dict, workers: int) -> list[list[Job]]:
+    """``tasks`` packed into SLURM array tasks: as many as the expected seconds hold
+    ``MIN_TASK_SECONDS``, yet at least two a worker and at most one a task; each task to the array
+    task with the least expected time so far, longest first (the array tasks come out longest first)."""
+    cost = [_cost(task, seconds) for task in tasks]
+    n_arrays = min(len(tasks), max(math.ceil(sum(cost) / MIN_TASK_SECONDS), 2 * workers))
+    loads = [(0.0, i) for i in range(n_arrays)]
+    arrays: list[list[Job]] = [[] for _ in range(n_arrays)]
+    for k in sorted(range(len(tasks)), key=lambda k: -cost[k]):
+        load, i = heapq.heappop(loads)
+        arrays[i] += tasks[k]
+        heapq.heappush(loads, (load + cost[k], i))
+    return [arrays[i] for _, i in sorted(loads, key=lambda load: (-load[0], load[1]))]
+
+
+def _parts(handle, task: list[Job]) -> dict:
+    return {Part(handle, i): job for i, job in enumerate(task)}
+
+
 _SHARED: dict = {}
 
 
 def _share(external_cache, threads: int) -> None:
-    """A local worker's initializer: the external cache, once per process, and the BLAS/OpenMP threads it
-    may use (the cores over the workers, as joblib's loky backend sets them: no oversubscription)."""
+    """A local worker's initializer: the external cache, once per process, and the BLAS/OpenMP threads
+    it may use (the cores over the workers, as joblib's loky backend sets them: no oversubscription)."""
     from threadpoolctl import threadpool_limits
 
     _SHARED["external_cache"] = external_cache
     threadpool_limits(threads)
 
 
-def _run_shared(job: Job) -> JobResult:
-    return run_job(job, _SHARED.get("external_cache"))
+def _run_shared(task: list[Job]) -> list[JobResult]:
+    return run_jobs(task, _SHARED.get("external_cache"))
 
 
 def _failed(error: BaseException) -> JobFailed:
@@ -75,18 +134,30 @@ class LocalEngine:
         self.workers = workers
         threads = max(1, (os.cpu_count() or 1) // workers)
         self.pool = ProcessPoolExecutor(max_workers=workers, initializer=_share, initargs=(external_cache, threads))
+        self.done: queue.Queue = queue.Queue()  # finished futures, as they finish
+        self.parts: dict = {}                   # future -> the parts of its task
 
     def submit(self, jobs: list[Job], seconds: dict | None = None) -> dict:
-        return {self.pool.submit(_run_shared, job): job for job in jobs}
+        handles = {}
+        for task in point_tasks(jobs, seconds or {}):
+            future = self.pool.submit(_run_shared, task)
+            self.parts[future] = parts = _parts(future, task)
+            future.add_done_callback(self.done.put)
+            handles.update(parts)
+        return handles
 
     def ready(self, handles, timeout: float) -> list:
-        done, _ = concurrent.futures.wait(list(handles), timeout=timeout,
-                                          return_when=concurrent.futures.FIRST_COMPLETED)
-        return list(done)
-
-    def result(self, handle) -> JobResult:
         try:
-            return handle.result()
+            finished = [self.done.get(timeout=timeout)]
+        except queue.Empty:
+            return []
+        while not self.done.empty():
+            finished.append(self.done.get_nowait())
+        return [part for future in finished for part in self.parts.pop(future)]
+
+    def result(self, part: Part) -> JobResult:
+        try:
+            return part.task.result()[part.index]
         except Exception as error:
             raise _failed(error) from error
 
@@ -110,31 +181,37 @@ class RayEngine:
         ray.init(address=address, num_cpus=workers if local else None, include_dashboard=False,
                  log_to_driver=False, ignore_reinit_error=True)
         self.workers = int(ray.cluster_resources().get("CPU", workers)) if not local else workers
-        self.task = ray.remote(num_cpus=1, max_retries=RETRIES)(run_job)
+        self.task = ray.remote(num_cpus=1, max_retries=RETRIES)(run_jobs)
         self.shared = ray.put(external_cache)
+        self.parts: dict = {}  # object ref -> the parts of its task
 
     def submit(self, jobs: list[Job], seconds: dict | None = None) -> dict:
-        return {self.task.remote(job, self.shared): job for job in jobs}
+        handles = {}
+        for task in point_tasks(jobs, seconds or {}):
+            ref = self.task.remote(task, self.shared)
+            self.parts[ref] = parts = _parts(ref, task)
+            handles.update(parts)
+        return handles
 
     def ready(self, handles, timeout: float) -> list:
-        handles = list(handles)
-        done, rest = self.ray.wait(handles, num_returns=1, timeout=timeout)
+        refs = list(self.parts)
+        done, rest = self.ray.wait(refs, num_returns=1, timeout=timeout)
         if done and rest:  # and every other one finished by now
             more, _ = self.ray.wait(rest, num_returns=len(rest), timeout=0)
             done += more
-        return done
+        return [part for ref in done for part in self.parts.pop(ref)]
 
-    def result(self, handle) -> JobResult:
+    def result(self, part: Part) -> JobResult:
         try:
-            return self.ray.get(handle)
+            return self.ray.get(part.task)[part.index]
         except self.ray.exceptions.RayTaskError as error:  # the job raised: its own error
             raise _failed(error.cause if error.cause is not None else error) from error
         except self.ray.exceptions.RayError as error:  # lost more often than RETRIES, cancelled
             raise _failed(error) from error
 
     def cancel(self, handles) -> None:
-        for handle in handles:
-            self.ray.cancel(handle, force=True)
+        for ref in self.parts:
+            self.ray.cancel(ref, force=True)
 
     def close(self) -> None:
         self.ray.shutdown()
@@ -164,10 +241,10 @@ class SlurmEngine:
         self.external_cache = external_cache
 
     def submit(self, jobs: list[Job], seconds: dict | None = None) -> dict:
-        tasks = array_tasks(jobs, seconds or {}, self.workers)
+        arrays = array_tasks(point_tasks(jobs, seconds or {}), seconds or {}, self.workers)
         with self.executor.batch():
-            submitted = [self.executor.submit(run_jobs, task, self.external_cache) for task in tasks]
-        return {_Part(handle, i): job for handle, task in zip(submitted, tasks) for i, job in enumerate(task)}
+            submitted = [self.executor.submit(run_jobs, array, self.external_cache) for array in arrays]
+        return {part: job for handle, array in zip(submitted, arrays) for part, job in _parts(handle, array).items()}
 
     def ready(self, handles, timeout: float) -> list:
         deadline = time.monotonic() + timeout
@@ -178,7 +255,7 @@ class SlurmEngine:
                 return done
             time.sleep(min(self.POLL, max(0.0, deadline - time.monotonic())))
 
-    def result(self, part: _Part) -> JobResult:
+    def result(self, part: Part) -> JobResult:
         task = part.task
         if not task.paths.result_pickle.exists():
             time.sleep(self.POLL)  # a result written just as the task left the queue
@@ -196,31 +273,6 @@ class SlurmEngine:
 
     def close(self) -> None:
         pass  # every job has left the queue
-
-
-class _Part:
-    """One job of a SLURM array task: the task's submitit handle and the job's place in it."""
-
-    __slots__ = ("task", "index")
-
-    def __init__(self, task, index: int):
-        self.task, self.index = task, index
-
-
-def array_tasks(jobs: list[Job], seconds: dict, workers: int) -> list[list[Job]]:
-    """The jobs in SLURM array tasks: as many tasks as the jobs' expected seconds hold
-    ``MIN_TASK_SECONDS`` (a job with no expected time counts as one task), yet at least two a worker
-    and at most one a job; each job to the task with the least expected time so far, longest job
-    first (the tasks come out longest first)."""
-    cost = [float(seconds.get(job, MIN_TASK_SECONDS)) for job in jobs]
-    n_tasks = min(len(jobs), max(math.ceil(sum(cost) / MIN_TASK_SECONDS), 2 * workers))
-    loads = [(0.0, i) for i in range(n_tasks)]
-    tasks: list[list[Job]] = [[] for _ in range(n_tasks)]
-    for k in sorted(range(len(jobs)), key=lambda k: -cost[k]):
-        load, i = heapq.heappop(loads)
-        tasks[i].append(jobs[k])
-        heapq.heappush(loads, (load + cost[k], i))
-    return [tasks[i] for _, i in sorted(loads, key=lambda load: (-load[0], load[1]))]
 
 
 def _queued() -> set[str]:
