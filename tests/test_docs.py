@@ -116,3 +116,13 @@ def test_the_layout_names_every_folder():
                     and not any(n == relative or n.startswith(relative + "/") for n in named)):
                 missing.append(relative + "/")
     assert not missing, f"README.md's Layout leaves out {missing}"
+
+
+def test_no_issue_numbers_outside_the_changelog():
+    """The code and docs say what is; the history (and the issues behind it) is CHANGELOG.md's."""
+    import subprocess
+
+    listed = subprocess.run(["git", "grep", "-nIiE", r"\bissues? ?#?[0-9]+\b", "--", ".", ":!CHANGELOG.md",
+                             ":!tests/test_docs.py"], cwd=REPO, capture_output=True, text=True)
+    assert listed.returncode in (0, 1), listed.stderr
+    assert not listed.stdout, "issue numbers outside CHANGELOG.md:\n" + listed.stdout
