@@ -11,8 +11,10 @@ engine on the first worker count) records the job times; every later run, joblib
 jobs longest first by them, as the driver does with a table's recorded times, and SLURM packs the short
 ones into shared array tasks by them (``ordrank.launch.engines.array_tasks``). For each engine and worker
 count it prints the wall time of the whole sweep (the engine started, every job run and added to a
-fresh table), the overhead per job against joblib at the same worker count ((wall − joblib's wall) /
-jobs) and the speed-up of 2 workers over 1. Every engine's table must equal the local engine's, byte
+fresh table), the engine's start (a local Ray's processes; a pool spawns its workers with the first
+job, SLURM's daemons run already), the overhead per job against joblib at the same worker count
+((wall − start − joblib's wall) / jobs: what each job costs, the engine's one start aside) and the
+speed-up of 2 workers over 1 (walls, starts included). Every engine's table must equal the local engine's, byte
 for byte (checked). SLURM runs on a one-node SLURM started here (``ordrank.launch.one_node_slurm``;
 needs root and Debian's slurm-wlm and munge) and stopped at the end. The data folder: ``--data-dir``,
 else ``$ORDRANK_DATA``, else ``data/``. Last, the full papers' sizes as the dry run projects them from
@@ -60,19 +62,29 @@ def joblib_wall(all_jobs, workers: int) -> float:
     return time.perf_counter() - started
 
 
-def engine_wall(all_jobs, launcher: str, workers: int, folder: Path, estimates: Path | None) -> tuple[float, bytes]:
+def engine_wall(all_jobs, launcher: str, workers: int, folder: Path, estimates: Path | None) \
+        -> tuple[float, float, bytes]:
+    """The whole sweep's wall time on the engine, the part of it the engine took to start (a local Ray
+    cluster's processes, a pool's workers are spawned with the first job), and the table's bytes."""
     from ordrank.launch.driver import drive
     from ordrank.launch.sweep import Engine
 
     table = folder / "results" / "benchmark.parquet"
     engine = Engine(launcher, workers, folder=folder / "submitit")
     started = time.perf_counter()
-    outcome = drive(table, all_jobs, engine.factory(None, table), say=lambda *_: None, poll=1.0,
-                    estimates_from=estimates)
+    factory, start = engine.factory(None, table), []
+
+    def started_engine():
+        began = time.perf_counter()
+        made = factory()
+        start.append(time.perf_counter() - began)
+        return made
+
+    outcome = drive(table, all_jobs, started_engine, say=lambda *_: None, poll=1.0, estimates_from=estimates)
     wall = time.perf_counter() - started
     if not outcome.complete:
         raise RuntimeError(f"{launcher} on {workers} workers: {outcome.failed}")
-    return wall, table.read_bytes()
+    return wall, start[0], table.read_bytes()
 
 
 def main(argv=None) -> None:
@@ -84,7 +96,7 @@ def main(argv=None) -> None:
     parser.add_argument("--workers", nargs="+", type=int, default=[1, 2])
     args = parser.parse_args(argv)
     all_jobs = jobs(str(Path(args.data_dir).resolve()))
-    rows, walls, first, estimates = [], {}, None, None
+    rows, walls, starts, first, estimates = [], {}, {}, None, None
     with tempfile.TemporaryDirectory(prefix="bench-engines-") as scratch:
         scratch = Path(scratch)
         if "slurm" in args.engines:
@@ -95,7 +107,8 @@ def main(argv=None) -> None:
             for workers in args.workers:
                 for launcher in args.engines:
                     folder = scratch / f"{launcher}{workers}"
-                    wall, data = engine_wall(all_jobs, launcher, workers, folder, estimates)
+                    wall, starts[(launcher, workers)], data = engine_wall(all_jobs, launcher, workers, folder,
+                                                                         estimates)
                     if estimates is None:  # the first run's job times order (and pack) every later run's jobs
                         estimates = folder / "results" / "benchmark.parquet"
                         order = expected_seconds(estimates, all_jobs)
@@ -110,14 +123,16 @@ def main(argv=None) -> None:
                 one_node_slurm.stop(scratch / "slurm")
     n = len(all_jobs)
     print(f"{n} jobs (the papers' sizes made small: {' '.join(VARIANT)}); every engine's table byte-identical\n")
-    print("| engine | workers | wall (s) | overhead per job vs joblib (s) | speed-up, 2 workers over 1 |")
-    print("|---|---|---|---|---|")
+    print("| engine | workers | wall (s) | engine start (s) | overhead per job vs joblib, start aside (s) | "
+          "speed-up, 2 workers over 1 |")
+    print("|---|---|---|---|---|---|")
     for launcher in ["joblib", *args.engines]:
         for workers in args.workers:
-            wall = walls[(launcher, workers)]
-            overhead = "" if launcher == "joblib" else f"{(wall - walls[('joblib', workers)]) / n:+.2f}"
+            wall, start = walls[(launcher, workers)], starts.get((launcher, workers))
+            overhead = "" if start is None else f"{(wall - start - walls[('joblib', workers)]) / n:+.2f}"
             speedup = f"{walls[(launcher, 1)] / wall:.2f}×" if workers == 2 and 1 in args.workers else ""
-            rows.append(f"| {launcher} | {workers} | {wall:.1f} | {overhead} | {speedup} |")
+            rows.append(f"| {launcher} | {workers} | {wall:.1f} | {'' if start is None else f'{start:.1f}'} | "
+                        f"{overhead} | {speedup} |")
     print("\n".join(rows))
     projection = subprocess.run([sys.executable, str(REPO / "experiments" / "reproduce.py"),
                                  "svor_benchmark_papers_sizes", "--dry-run", "--fresh", "--data-dir", args.data_dir],
