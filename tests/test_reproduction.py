@@ -5,6 +5,7 @@ import pytest
 
 from ordrank.app import run
 from ordrank.results import COLUMNS, summarize
+from ordrank.results.files import read_jobs
 
 from conftest import REPO, make_cfg
 
@@ -78,7 +79,8 @@ def test_benchmark_report_is_what_the_committed_table_gives(tmp_path):
     spec.loader.exec_module(script)
     committed = REPO / "results" / "svor_benchmark"
     script.write(pd.read_parquet(committed / "benchmark.parquet"), tmp_path,  # as the script writes it
-                 timings=pd.read_parquet(committed / "benchmark.timings.parquet"))
+                 timings=pd.read_parquet(committed / "benchmark.timings.parquet"),
+                 jobs=read_jobs(committed / "benchmark.parquet"))
     for name in ("report.md", "summary_mae.csv", "wilcoxon_mae.csv", "ranks_zero_one.csv"):
         assert (tmp_path / name).read_bytes() == (committed / name).read_bytes(), name
 
