@@ -147,16 +147,28 @@ def drive(path: Path, jobs: list[Job], engine_factory, *, say=print, poll: float
         todo.sort(key=lambda job: -seconds[job])  # longest first: the shortest wall on several workers
         engine = engine_factory()
         left = sum(seconds[job] for job in todo)
+        pending, finished, written, write_seconds = {}, [], time.monotonic(), 0.0
+
+        def add() -> None:  # the finished jobs into the tables, in one atomic rewrite
+            nonlocal finished, written, write_seconds
+            started = time.monotonic()
+            tables.add(finished, engine.name)
+            written, write_seconds = time.monotonic(), time.monotonic() - started
+            for result in finished:
+                if result.external is not None and len(result.external):
+                    first = result.external.drop_duplicates("cache_key")["from_cache"].astype(bool)
+                    outcome.external_hits += int(first.sum())
+                    outcome.external_computed += int((~first).sum())
+            outcome.added += [r.job for r in finished]
+            finished = []
+
         try:
-            handles = engine.submit(todo, seconds)
-            pending, finished_results, written = dict(handles), [], time.monotonic()
-            write_seconds = 0.0
+            pending = dict(engine.submit(todo, seconds))
             while pending:
-                finished = engine.ready(pending, timeout=poll)
-                for handle in finished:
+                for handle in engine.ready(pending, timeout=poll):
                     job = pending.pop(handle)
                     try:
-                        finished_results.append(engine.result(handle))
+                        finished.append(engine.result(handle))
                     except Exception as error:  # noqa: BLE001 - reported per job, the others go on
                         outcome.failed.append((job, str(error)))
                         say(f"failed: {job.name}: {error}")
@@ -164,24 +176,15 @@ def drive(path: Path, jobs: list[Job], engine_factory, *, say=print, poll: float
                 # the tables are rewritten whole: at most every WRITE_EVERY seconds, or ten times the last
                 # rewrite's time, so that a sweep of many short jobs does not spend its time rewriting
                 due = time.monotonic() - written >= max(WRITE_EVERY, 10 * write_seconds)
-                if finished_results and (due or not pending):
-                    started = time.monotonic()
-                    tables.add(finished_results, engine.name)
-                    written, write_seconds = time.monotonic(), time.monotonic() - started
-                    for result in finished_results:
-                        if result.external is not None and len(result.external):
-                            first = result.external.drop_duplicates("cache_key")["from_cache"].astype(bool)
-                            outcome.external_hits += int(first.sum())
-                            outcome.external_computed += int((~first).sum())
-                    outcome.added += [r.job for r in finished_results]
-                    finished_results = []
+                if finished and (due or not pending):
+                    add()
                     n_done = outcome.done_before + len(outcome.added)
                     say(f"{n_done}/{len(jobs)} jobs done ({len(outcome.failed)} failed), about "
                         f"{hours(left / max(1, engine.workers))} left")
         except BaseException:
-            engine.cancel(list(pending) if "pending" in locals() else [])
-            if locals().get("finished_results"):  # finished before the stop: kept
-                tables.add(finished_results, engine.name)
+            engine.cancel(list(pending))
+            if finished:  # finished before the stop: kept
+                add()
             raise
         finally:
             engine.close()

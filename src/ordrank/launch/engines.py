@@ -249,8 +249,9 @@ class SlurmEngine:
     def ready(self, handles, timeout: float) -> list:
         deadline = time.monotonic() + timeout
         while True:
-            queued = _queued()
-            done = [p for p in handles if p.task.paths.result_pickle.exists() or p.task.job_id not in queued]
+            queued, ended = _queued(), {}  # one look per array task, not per job
+            done = [p for p in handles
+                    if ended.setdefault(id(p.task), p.task.paths.result_pickle.exists() or p.task.job_id not in queued)]
             if done or time.monotonic() >= deadline:
                 return done
             time.sleep(min(self.POLL, max(0.0, deadline - time.monotonic())))

@@ -86,10 +86,9 @@ def _run_point(jobs: list[Job], external_cache: pd.DataFrame | None) -> list[Job
     seconds = time.perf_counter() - started
     if len(jobs) == 1:
         return [JobResult(jobs[0], results, timings, external, {**host_record(), "seconds": round(seconds, 3)})]
-    measured = {job: 1.0 for job in jobs}
-    if timings is not None and len(timings):
-        values = pd.to_numeric(timings["value"], errors="coerce").groupby(timings["algorithm"]).sum()
-        measured = {job: float(values.get(job.learner, 0.0)) for job in jobs}
+    values = pd.Series(dtype=float) if timings is None or not len(timings) else \
+        pd.to_numeric(timings["value"], errors="coerce").groupby(timings["algorithm"]).sum()
+    measured = {job: float(values.get(job.learner, 0.0)) for job in jobs}
     total = sum(measured.values())
     share = {job: measured[job] / total if total else 1 / len(jobs) for job in jobs}
     where = host_record()
