@@ -27,8 +27,8 @@ Steps, in order:
    job whose rows it holds is skipped. ``--fresh`` (``make reproduce``) recomputes every job into a
    scratch table under ``build/sweeps/`` (the resume point of a killed run), which replaces the
    committed table when the last job is in;
-3. regenerate the reports and every figure from the tables (``experiments/plot_*.py``,
-   ``experiments/report_*.py``), then the generated tables of the results pages (one per paper,
+3. regenerate the reports and figures from the tables (``experiments/plot_*.py``,
+   ``experiments/report_*.py``; with entries named, only those their tables feed), then the generated tables of the results pages (one per paper,
    ``docs/results/<page>.md``, :data:`PAGES`), between ``<!-- BEGIN table:NAME -->`` and
    ``<!-- END table:NAME -->``.
 
@@ -268,7 +268,9 @@ def main(argv=None) -> int:
     # 3. reports, figures and the results pages' tables, from the tables only
     timings.start("reports, figures and tables")
     scripts = []
-    for script, arguments, needs in FIGURES:
+    for script, arguments, needs, fed_by in FIGURES:
+        if chosen and not set(fed_by) & set(chosen):  # named entries: only what their tables feed
+            continue
         table = needs(out, args.quick)
         if table is not None and not table.is_file():
             print(f"skipping {script}: {table} not found")

@@ -87,27 +87,29 @@ REGISTRY = [
 # and writes their committed tables (docs/results/<page>.md says how).
 BENCHMARK_EXPERIMENTS = {"letor_web": "benchmarks/bench_web_scale.py --publish (make bench-web)"}
 
-# Figures and reports, drawn from the tables once every entry has run: (script, arguments(out, quick))
+# Figures and reports, drawn from the tables once every entry has run
 def svor_report(table, name):
-    """The FIGURES entry of report_svor_benchmark.py on the table ``table(out, quick)``: its report
-    beside the table, figures ``<name>_scatter.png`` and ``<name>_cd.png``."""
+    """The FIGURES row of report_svor_benchmark.py on the table ``table(out, quick)`` of entry ``name``: its
+    report beside the table, figures ``<name>_scatter.png`` and ``<name>_cd.png``."""
     return ("report_svor_benchmark.py", lambda out, quick: [
         "--table", str(table(out, quick)), "--out", str(table(out, quick).parent),
         "--figure", str(out / "figures" / f"{name}_scatter.png"),
-        "--cd-figure", str(out / "figures" / f"{name}_cd.png")], table)
+        "--cd-figure", str(out / "figures" / f"{name}_cd.png")], table, (name,))
 
 
-# (script, its arguments, the table it needs or None); a script whose table is missing is skipped
+def results_and_figures(out, quick):
+    return ["--results", str(out / "results"), "--figures", str(out / "figures")]
+
+
+PRANK_ENTRIES = tuple(e.name for e in REGISTRY if e.name.startswith("prank_"))
+PREDTRON_ENTRIES = tuple(e.name for e in REGISTRY if e.name.startswith("predtron_"))
+
+# (script, its arguments, the table it needs or None, the entries whose tables it reads): a script whose
+# table is missing is skipped; a run of named entries draws only what those entries feed (all: every row)
 FIGURES = [
-    ("plot_figure4.py", lambda out, quick: ["--results", str(out / "results"),
-                                            "--figures", str(out / "figures")],
-     lambda out, quick: None),  # draws every panel whose table exists
-    ("plot_figure1.py", lambda out, quick: ["--results", str(out / "results"),
-                                            "--figures", str(out / "figures")],
-     lambda out, quick: None),  # skips the figure when a Predtron table is missing
-    ("ranknet_figure1.py", lambda out, quick: ["--results", str(out / "results"),
-                                               "--figures", str(out / "figures")],
-     lambda out, quick: None),  # closed forms: writes its own table, then draws from it
+    ("plot_figure4.py", results_and_figures, lambda out, quick: None, PRANK_ENTRIES),  # every panel whose table exists
+    ("plot_figure1.py", results_and_figures, lambda out, quick: None, PREDTRON_ENTRIES),  # skipped if one is missing
+    ("ranknet_figure1.py", results_and_figures, lambda out, quick: None, ()),  # closed forms: its own table, then drawn
     svor_report(lambda out, quick: sweep_table("svor_benchmark", out, quick), "svor_benchmark"),
     svor_report(lambda out, quick: sweep_table("svor_benchmark_chu", out, quick), "svor_benchmark_chu"),
     svor_report(lambda out, quick: papers_sizes_table(out), "svor_benchmark_papers_sizes"),  # opt-in
@@ -115,12 +117,12 @@ FIGURES = [
         "--table", str(sweep_table("boost_benchmark", out, quick)),
         "--out", str(sweep_table("boost_benchmark", out, quick).parent),
         "--figure", str(out / "figures" / "boost_benchmark_scatter.png")],
-     lambda out, quick: sweep_table("boost_benchmark", out, quick)),
+     lambda out, quick: sweep_table("boost_benchmark", out, quick), ("boost_benchmark",)),
     ("plot_letor.py", lambda out, quick: [
-        "--results", str(out / "results"), "--figures", str(out / "figures"),
-        "--table", str(letor_table(out, quick).relative_to(out / "results"))],
-     lambda out, quick: letor_table(out, quick)),
+        *results_and_figures(out, quick), "--table", str(letor_table(out, quick).relative_to(out / "results"))],
+     lambda out, quick: letor_table(out, quick), ("letor_ohsumed",)),
 ]
+assert all(set(row[3]) <= {e.name for e in REGISTRY} for row in FIGURES)
 
 
 PAPERS_SIZES = "svor_benchmark_papers_sizes"  # the opt-in variant's experiment name

@@ -6,7 +6,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import textwrap
 from pathlib import Path
 
@@ -144,15 +143,16 @@ def test_a_run_compiles_only_what_it_calls(tmp_path):
 
 
 def unprivileged() -> list[str] | None:
-    """The command prefix that runs a command as a user who cannot write a root-owned, read-only folder
-    (root ignores permission bits): [] when this process is not root, `setpriv` to nobody when it is,
-    None when that is not possible here."""
+    """The command prefix that runs a command as a user who cannot write a read-only folder: [] when this
+    process is not root; when it is, `setpriv` dropping every capability (root without CAP_DAC_OVERRIDE
+    obeys permission bits like any owner, and still reaches a checkout under a 0700 folder, as
+    `mktemp -d` makes); None when that is not possible here."""
     if os.geteuid() != 0:
         return []
     setpriv = shutil.which("setpriv")
     if setpriv is None:
         return None
-    prefix = [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+    prefix = [setpriv, "--inh-caps=-all", "--bounding-set=-all"]
     try:
         done = subprocess.run([*prefix, sys.executable, "-c", "import numba, ordrank"], capture_output=True,
                               timeout=120, cwd="/")
@@ -162,38 +162,34 @@ def unprivileged() -> list[str] | None:
 
 
 @pytest.mark.slow
-def test_a_read_only_install_runs_without_a_cache_folder():
+def test_a_read_only_install_runs_without_a_cache_folder(tmp_path):
     user = unprivileged()
     if user is None:
-        problem = "cannot run as an unprivileged user (setpriv to nobody) who could run this interpreter"
+        problem = "cannot run this interpreter without root's capabilities (setpriv)"
         if under_ci():
             pytest.fail(f"CI: {problem}")
         pytest.skip(problem)
-    # not tmp_path: its parent folders are root's alone, closed to nobody
-    with tempfile.TemporaryDirectory(prefix="ordrank-read-only-") as top:
-        top = Path(top)
-        install, home, runs = top / "site", top / "home", top / "runs"
-        shutil.copytree(PACKAGE, install / "ordrank", ignore=shutil.ignore_patterns("__pycache__"))
-        home.mkdir()
-        runs.mkdir()
-        if os.geteuid() == 0:
-            shutil.chown(runs, user="nobody")
-        read_only = [top, install, *install.rglob("*"), home]
-        env = {**clean_env(), "HOME": str(home)}
-        cache = runs / "numba-cache"
-        try:
-            for path in read_only:
-                path.chmod(0o555 if path.is_dir() else 0o444)
-            report = probe(install, runs / "run", env, user)
-            # NUMBA_CACHE_DIR, a folder the user can write: the compiled code is cached there
-            cached = probe(install, runs / "run-cached", {**env, "NUMBA_CACHE_DIR": str(cache)}, user)
-        finally:
-            for path in read_only:
-                path.chmod(0o755 if path.is_dir() else 0o644)
-        assert report["ordrank_file"] == str(install / "ordrank" / "__init__.py")
-        assert report["rankboost_scores_finite"]
-        assert "ordrank.algorithms.ranking.rankboost._bin_sums" in report["uncached"]
-        assert not list(install.rglob("__pycache__")) and not list(home.iterdir())
-        assert (runs / "run" / "results.parquet").is_file()
-        assert cached["uncached"] == [] and cached["rankboost_scores_finite"]
-        assert [f.name for f in cache.rglob("rankboost._bin_sums*.nbi")], sorted(cache.rglob("*"))
+    top = tmp_path
+    install, home, runs = top / "site", top / "home", top / "runs"
+    shutil.copytree(PACKAGE, install / "ordrank", ignore=shutil.ignore_patterns("__pycache__"))
+    home.mkdir()
+    runs.mkdir()
+    read_only = [top, install, *install.rglob("*"), home]
+    env = {**clean_env(), "HOME": str(home)}
+    cache = runs / "numba-cache"
+    try:
+        for path in read_only:
+            path.chmod(0o555 if path.is_dir() else 0o444)
+        report = probe(install, runs / "run", env, user)
+        # NUMBA_CACHE_DIR, a folder the user can write: the compiled code is cached there
+        cached = probe(install, runs / "run-cached", {**env, "NUMBA_CACHE_DIR": str(cache)}, user)
+    finally:
+        for path in read_only:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    assert report["ordrank_file"] == str(install / "ordrank" / "__init__.py")
+    assert report["rankboost_scores_finite"]
+    assert "ordrank.algorithms.ranking.rankboost._bin_sums" in report["uncached"]
+    assert not list(install.rglob("__pycache__")) and not list(home.iterdir())
+    assert (runs / "run" / "results.parquet").is_file()
+    assert cached["uncached"] == [] and cached["rankboost_scores_finite"]
+    assert [f.name for f in cache.rglob("rankboost._bin_sums*.nbi")], sorted(cache.rglob("*"))
