@@ -28,9 +28,9 @@ Steps, in order:
    scratch table under ``build/sweeps/`` (the resume point of a killed run), which replaces the
    committed table when the last job is in;
 3. regenerate the reports and figures from the tables (``experiments/plot_*.py``,
-   ``experiments/report_*.py``; with entries named, only those their tables feed), then the generated tables of the results pages (one per paper,
-   ``docs/results/<page>.md``, :data:`PAGES`), between ``<!-- BEGIN table:NAME -->`` and
-   ``<!-- END table:NAME -->``.
+   ``experiments/report_*.py``; with entries named, only those their tables feed), then the generated
+   tables of the results pages (one per paper, ``docs/results/<page>.md``, :data:`PAGES`), between
+   ``<!-- BEGIN table:NAME -->`` and ``<!-- END table:NAME -->``.
 
 The registry (entries, quick sizes, data; figures; pages' tables): ``experiments/reproduce_registry.py``.
 The output root ``--out`` is the repository for a full run (so it rewrites the committed results,
