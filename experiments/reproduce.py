@@ -118,18 +118,26 @@ def describe(entry: Entry, quick: bool, data_dir: str) -> str:
             f"x {n_learners} learners = {len(jobs)} jobs")
 
 
-def needed_data(entries) -> list[str]:
-    return sorted({name for entry in entries for name in entry.data})
-
-
-def check_data(names: list[str], data_dir: str) -> None:
-    """Stop before any work when a data set is missing or incomplete, saying how to get each one.
-
-    ``ordrank.datasets.fetch.require`` raises FileNotFoundError naming each such set and its fetch
-    command (``python -m ordrank.data fetch NAME``).
-    """
+def check_data(entries, data_dir: str) -> None:
+    """Stop before any work when a data set the entries read is missing or incomplete: FileNotFoundError
+    naming each such set and its fetch command (``ordrank.datasets.fetch.require``)."""
+    names = sorted({name for entry in entries for name in entry.data})
     if names:
         require(names, data_dir)
+
+
+def figure_scripts(out: Path, quick: bool, chosen: list[str]) -> list[tuple[str, list[str]]]:
+    """The FIGURES rows to run and their arguments: with entries ``chosen``, only the rows they feed."""
+    scripts = []
+    for script, arguments, needs, fed_by in FIGURES:
+        table = needs(out, quick)
+        if chosen and not set(fed_by) & set(chosen):
+            continue
+        if table is not None and not table.is_file():
+            print(f"skipping {script}: {table} not found")
+        else:
+            scripts.append((script, arguments(out, quick)))
+    return scripts
 
 
 EXTERNAL_LINES: list[str] = []  # per experiment with external learners: pieces cached / computed
@@ -244,7 +252,7 @@ def main(argv=None) -> int:
         if not entry.sweep:
             compose([*entry.config_overrides(args.quick), f"data_dir={data_dir}"])
     try:
-        check_data(needed_data(entries), data_dir)
+        check_data(entries, data_dir)
     except FileNotFoundError as error:
         print(f"reproduce: nothing was run.\n{error}", file=sys.stderr)
         return 2
@@ -267,16 +275,7 @@ def main(argv=None) -> int:
 
     # 3. reports, figures and the results pages' tables, from the tables only
     timings.start("reports, figures and tables")
-    scripts = []
-    for script, arguments, needs, fed_by in FIGURES:
-        if chosen and not set(fed_by) & set(chosen):  # named entries: only what their tables feed
-            continue
-        table = needs(out, args.quick)
-        if table is not None and not table.is_file():
-            print(f"skipping {script}: {table} not found")
-            continue
-        scripts.append((script, arguments(out, args.quick)))
-    draw_all(scripts)
+    draw_all(figure_scripts(out, args.quick, chosen))
     pages = out / RESULTS_PAGES
     if out != REPO:  # --quick, --out: a copy of the pages is rewritten, never the committed ones
         shutil.copytree(REPO / RESULTS_PAGES, pages, dirs_exist_ok=True)

@@ -89,7 +89,7 @@ BENCHMARK_EXPERIMENTS = {"letor_web": "benchmarks/bench_web_scale.py --publish (
 
 # Figures and reports, drawn from the tables once every entry has run
 def svor_report(table, name):
-    """The FIGURES row of report_svor_benchmark.py on the table ``table(out, quick)`` of entry ``name``: its
+    """The FIGURES row of report_svor_benchmark.py on entry ``name``'s table ``table(out, quick)``: its
     report beside the table, figures ``<name>_scatter.png`` and ``<name>_cd.png``."""
     return ("report_svor_benchmark.py", lambda out, quick: [
         "--table", str(table(out, quick)), "--out", str(table(out, quick).parent),
@@ -97,19 +97,20 @@ def svor_report(table, name):
         "--cd-figure", str(out / "figures" / f"{name}_cd.png")], table, (name,))
 
 
-def results_and_figures(out, quick):
+def folders(out, quick):
     return ["--results", str(out / "results"), "--figures", str(out / "figures")]
 
 
-PRANK_ENTRIES = tuple(e.name for e in REGISTRY if e.name.startswith("prank_"))
-PREDTRON_ENTRIES = tuple(e.name for e in REGISTRY if e.name.startswith("predtron_"))
+def entries(prefix: str) -> tuple:
+    return tuple(e.name for e in REGISTRY if e.name.startswith(prefix))
+
 
 # (script, its arguments, the table it needs or None, the entries whose tables it reads): a script whose
 # table is missing is skipped; a run of named entries draws only what those entries feed (all: every row)
 FIGURES = [
-    ("plot_figure4.py", results_and_figures, lambda out, quick: None, PRANK_ENTRIES),  # every panel whose table exists
-    ("plot_figure1.py", results_and_figures, lambda out, quick: None, PREDTRON_ENTRIES),  # skipped if one is missing
-    ("ranknet_figure1.py", results_and_figures, lambda out, quick: None, ()),  # closed forms: its own table, then drawn
+    ("plot_figure4.py", folders, lambda out, quick: None, entries("prank_")),  # each panel whose table exists
+    ("plot_figure1.py", folders, lambda out, quick: None, entries("predtron_")),  # skipped if a table is missing
+    ("ranknet_figure1.py", folders, lambda out, quick: None, ()),  # closed forms: its own table, then drawn
     svor_report(lambda out, quick: sweep_table("svor_benchmark", out, quick), "svor_benchmark"),
     svor_report(lambda out, quick: sweep_table("svor_benchmark_chu", out, quick), "svor_benchmark_chu"),
     svor_report(lambda out, quick: papers_sizes_table(out), "svor_benchmark_papers_sizes"),  # opt-in
@@ -119,10 +120,9 @@ FIGURES = [
         "--figure", str(out / "figures" / "boost_benchmark_scatter.png")],
      lambda out, quick: sweep_table("boost_benchmark", out, quick), ("boost_benchmark",)),
     ("plot_letor.py", lambda out, quick: [
-        *results_and_figures(out, quick), "--table", str(letor_table(out, quick).relative_to(out / "results"))],
+        *folders(out, quick), "--table", str(letor_table(out, quick).relative_to(out / "results"))],
      lambda out, quick: letor_table(out, quick), ("letor_ohsumed",)),
 ]
-assert all(set(row[3]) <= {e.name for e in REGISTRY} for row in FIGURES)
 
 
 PAPERS_SIZES = "svor_benchmark_papers_sizes"  # the opt-in variant's experiment name
