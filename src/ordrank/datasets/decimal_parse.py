@@ -65,7 +65,7 @@ MAX_DIGITS = 19  # 10^19 - 1 < 2^64
 MAX_WRITTEN = 10 ** 9  # an exponent written with more digits is left to float()
 
 
-@njit(inline="always")
+@njit(forceinline=True)
 def _mul128(a, b):
     """(high, low) 64-bit words of the 128-bit product of uint64 a and b."""
     a_lo, a_hi, b_lo, b_hi = a & U32, a >> np.uint64(32), b & U32, b >> np.uint64(32)
@@ -75,7 +75,7 @@ def _mul128(a, b):
         (middle << np.uint64(32)) | (p0 & U32)
 
 
-@njit(inline="always")
+@njit(forceinline=True)
 def eisel_lemire(w, q):
     """(float64 nearest w * 10^q, True) for uint64 w > 0 and MIN_Q <= q <= MAX_Q; (0.0, False) when
     the result is subnormal or infinite."""
@@ -132,7 +132,7 @@ def _long_mantissa(buf, i, end):
     return w, q, truncated
 
 
-@njit(inline="always")
+@njit(forceinline=True)
 def _value(w, q, truncated, negative):
     """(float64 nearest (-1)^negative * w * 10^q, fast) (see the module docstring)."""
     if w == ZERO:
@@ -152,7 +152,7 @@ def _value(w, q, truncated, negative):
     return (value * -1.0 if negative else value), fast  # * -1.0: "-0" is -0.0
 
 
-@njit(inline="always")
+@njit(forceinline=True)
 def fraction_runs(buf, i, limit, w):
     """(w, end, n): a fraction's digits after ``w``, in up to three eight-digit runs, without a loop;
     ``n`` is the last run's length (8: more digits may follow)."""
@@ -205,7 +205,7 @@ def _long_number(buf, a, limit):
     return _value(w, q, truncated, negative), i
 
 
-@njit(inline="always")
+@njit(forceinline=True)
 def quick_number(buf, a, limit):
     """(value, fast, end, long): :func:`parse_number` without a loop, for up to 7 digits before the point,
     24 after it and 7 in the exponent, and at most 19 in all; ``long`` True for any other number (read

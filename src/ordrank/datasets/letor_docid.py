@@ -20,7 +20,7 @@ def _regex_spaces():
 WIDE_SPACE, WIDE_CODES, WIDE_LENGTH = _regex_spaces()
 
 
-@njit(inline="always")
+@njit(forceinline=True)
 def _unicode_space(buf, i, end):
     """The byte length of the character at buf[i] if the regular expression ``\\s`` matches it (UTF-8),
     else 0."""
@@ -35,7 +35,7 @@ def _unicode_space(buf, i, end):
     return 0
 
 
-@njit(inline="always")
+@njit(forceinline=True)
 def _skip_unicode_space(buf, i, end):
     while i < end:
         n = _unicode_space(buf, i, end)

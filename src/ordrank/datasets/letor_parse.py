@@ -35,27 +35,27 @@ ZERO, ONES, HIGH = np.uint64(0), np.uint64(0x0101010101010101), np.uint64(0x8080
 LF, CR, HASH = np.uint64(0x0A0A0A0A0A0A0A0A), np.uint64(0x0D0D0D0D0D0D0D0D), np.uint64(0x2323232323232323)
 
 
-@njit(inline="always")
+@njit(forceinline=True)
 def _skip_space(buf, i, end):
     while i < end and SPACE[buf[i]]:
         i += 1
     return i
 
 
-@njit(inline="always")
+@njit(forceinline=True)
 def _token_end(buf, i, end):
     while i < end and not END[buf[i]]:
         i += 1
     return i
 
 
-@njit(inline="always")
+@njit(forceinline=True)
 def _has_byte(x, pattern):  # nonzero if a byte of the word x equals pattern's bytes
     y = x ^ pattern
     return (y - ONES) & ~y & HIGH
 
 
-@njit(inline="always")
+@njit(forceinline=True)
 def _find_break(buf, words, i, end, comment):
     """The first LF or CR (or ``#`` if ``comment``) at or after i, or ``end``; skips words holding none."""
     while i < end:
@@ -71,7 +71,7 @@ def _find_break(buf, words, i, end, comment):
     return end
 
 
-@njit(inline="always")
+@njit(forceinline=True)
 def _next_line(buf, e, stop):
     """Where the line whose break is at e (or that ends at stop) is followed by the next one."""
     if e >= stop:
@@ -90,7 +90,7 @@ def _complete(buf, n, final):
     return p + 1
 
 
-@njit(inline="always")
+@njit(forceinline=True)
 def quick_index(buf, a, limit):
     """:func:`parse_index` without a loop (its reference counts: :mod:`~ordrank.datasets.digit_runs`);
     (0, -2) for an index of 8 digits or more (read it with :func:`parse_index`)."""
