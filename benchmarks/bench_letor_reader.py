@@ -7,7 +7,7 @@ some negative, many zeros), grades 0-4, queries of long-tailed size (mean ~120 d
 float32 numbers, each file spelling them one way: ``%.7g`` (7 significant digits), ``repr`` of the
 float32 value as a Python float (17 digits, "0.12345600128173828") and ``%.18e`` (19 digits and an
 exponent). Each reader runs in its own child process, so its peak RSS (``os.wait4``) is its own; the
-child reports the call's wall and CPU time and its RSS just before the call (imports and compilation
+child reports the fastest of three calls' wall and CPU time and its RSS just before the call (imports and compilation
 done, on a tiny file, before it), and a digest of X as a dense float64 matrix (after the timing), so the
 table shows whether ordrank's X is scikit-learn's bit for bit.
 
@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 ROWS, FEATURES, MEAN_QUERY = 100_000, 136, 120
+REPEATS = 3  # reads per reader: the table shows the fastest
 SPELLINGS = {"7 digits": "%.7g".__mod__, "repr, 17 digits": repr, "%.18e": "%.18e".__mod__}
 READERS = {"ordrank float32": "ordrank load_letor(dtype=float32)",
            "ordrank float64": "ordrank load_letor(dtype=float64)",
@@ -135,13 +136,17 @@ def child(reader: str, path: str) -> None:
         def dense(X):
             return X.toarray()
     baseline = psutil.Process().memory_info().rss
-    before, cpu = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
-    data = read()
-    after, cpu_after = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
-    used = cpu_after.ru_utime + cpu_after.ru_stime - cpu.ru_utime - cpu.ru_stime
+    best, data = None, None
+    for _ in range(REPEATS):  # the fastest of REPEATS reads (the previous one released first)
+        data = None
+        before, cpu = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
+        data = read()
+        after, cpu_after = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
+        used = cpu_after.ru_utime + cpu_after.ru_stime - cpu.ru_utime - cpu.ru_stime
+        best = (after - before, used) if best is None or after - before < best[0] else best
     X = dense(data)
     digest = None if X is None else hashlib.sha256(np.ascontiguousarray(X + 0.0).tobytes()).hexdigest()
-    print(json.dumps({"wall": after - before, "cpu": used, "baseline": baseline, "matrix": size(data),
+    print(json.dumps({"wall": best[0], "cpu": best[1], "baseline": baseline, "matrix": size(data),
                       "digest": digest}))
 
 

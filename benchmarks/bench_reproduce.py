@@ -6,6 +6,7 @@ benchmarks on this machine, and write docs/speed.md (generated; never edit it by
     python benchmarks/bench_reproduce.py --reproduce --external rerun   # make reproduce EXTERNAL=rerun
     python benchmarks/bench_reproduce.py --quick              # make reproduce-quick
     python benchmarks/bench_reproduce.py --tests              # make test and make test-fast
+    python benchmarks/bench_reproduce.py --profile            # make reproduce-quick under py-spy: where CPU goes
     python benchmarks/bench_reproduce.py --learners           # every entry of LEARNER_BENCHMARKS
     python benchmarks/bench_reproduce.py --learners bench_predtron.py   # one of them (each of its entries)
     python benchmarks/bench_reproduce.py --render             # docs/speed.md from docs/speed.json only
@@ -36,6 +37,8 @@ import tempfile
 from pathlib import Path
 
 from ordrank.progress import StepTimes
+
+from parts import profile as profiling
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "docs" / "speed.json"
@@ -104,6 +107,13 @@ def reproduce(data: dict, quick: bool, only: list[str] | None, external: str = "
         data.setdefault("commands", {})[name] = whole
 
 
+def profile(data: dict) -> None:
+    """`make reproduce-quick` (every job run again) under py-spy: its CPU time by library and by function."""
+    command = ["experiments/reproduce.py", "--quick", "--fresh"]
+    stacks = profiling.record([sys.executable, *command], REPO)
+    data["profile"] = {**profiling.summary(stacks, "python " + " ".join(command)), **stamp()}
+
+
 def tests(data: dict) -> None:
     """`make test` and `make test-fast` as the README runs them (the Makefile's pytest options: every
     core through pytest-xdist), in this checkout's .venv."""
@@ -164,6 +174,8 @@ def render(data: dict) -> str:
             total = {"wall": sum(r["wall"] for r in rows.values()), "cpu": sum(r["cpu"] for r in rows.values())}
             lines += [f"## {title}", "", *table(rows, "step"), "",
                       f"Sum of the steps: {minutes(total['wall'])} wall, {minutes(total['cpu'])} CPU.", ""]
+    if data.get("profile"):
+        lines += profiling.markdown(data["profile"])
     if data.get("learners"):
         lines += ["## The learners' benchmarks (`make bench`)", ""]
         for entry, row in data["learners"].items():
@@ -187,10 +199,11 @@ def main(argv=None) -> int:
     parser.add_argument("--tests", action="store_true", help="time make test and make test-fast")
     parser.add_argument("--learners", nargs="*", metavar="SCRIPT",
                         help="run the learners' benchmarks (these scripts only, if named)")
+    parser.add_argument("--profile", action="store_true", help="profile make reproduce-quick (py-spy)")
     parser.add_argument("--render", action="store_true", help="only rewrite docs/speed.md from docs/speed.json")
     args = parser.parse_args(argv)
-    if not (args.reproduce or args.quick or args.tests or args.learners is not None or args.render):
-        parser.error("say what to measure: --reproduce, --quick, --tests, --learners (or --render)")
+    if not (args.reproduce or args.quick or args.tests or args.profile or args.learners is not None or args.render):
+        parser.error("say what to measure: --reproduce, --quick, --tests, --profile, --learners (or --render)")
     data = load()
     if args.quick:
         reproduce(data, quick=True, only=None)
@@ -198,6 +211,8 @@ def main(argv=None) -> int:
         reproduce(data, quick=False, only=args.only, external=args.external)
     if args.tests:
         tests(data)
+    if args.profile:
+        profile(data)
     if args.learners is not None:
         unknown = sorted(name for name in args.learners if not chosen_entries([name]))
         if unknown:
