@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+import psutil
 import pytest
 
 from conftest import REPO, under_ci
@@ -195,9 +196,13 @@ def test_driver_killed_and_a_second_driver_refused(expected, shared_data_dir, tm
     second = run(args)  # the same table, while the first holds it
     assert second.returncode == 2 and "another driver is adding jobs to" in second.stderr, second.stderr
     wait_for(lambda: jobs_in(tmp_path) >= 2, "two jobs in the table", driver)
+    workers = psutil.Process(driver.pid).children(recursive=True)  # its loky workers and resource trackers
     driver.send_signal(signal.SIGKILL)
     code, output = finished(driver, timeout=60)
     assert code == -signal.SIGKILL, f"the sweep ended before it could be killed:\n{output}"
+    assert workers
+    _, alive = psutil.wait_procs(workers, timeout=30)  # a worker whose driver died exits, with what it held
+    assert not alive, [" ".join(p.cmdline()[:4]) for p in alive]
     before = done_in(tmp_path)
     assert len(pd.read_parquet(table(tmp_path))) > 0  # the table a killed driver leaves reads whole
     again = run(args)

@@ -27,6 +27,7 @@ import math
 import os
 import queue
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -38,6 +39,7 @@ from ordrank.launch.work import JobResult, run_jobs
 ENGINES = ("local", "ray", "slurm")
 RETRIES = 3  # Ray: how often a task lost with its node or worker process is run again
 MIN_TASK_SECONDS = 30.0  # jobs expected shorter than this together share a task
+DRIVER_WATCH_SECONDS = 1.0  # how often a local worker checks that its driver is alive
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
@@ -107,11 +109,20 @@ _SHARED: dict = {}
 
 def _share(external_cache, threads: int) -> None:
     """A local worker's initializer: the external cache, once per process, and the BLAS/OpenMP threads
-    it may use (the cores over the workers, as joblib's loky backend sets them: no oversubscription)."""
+    it may use (the cores over the workers, as joblib's loky backend sets them: no oversubscription);
+    and a watch on the driver that started it: a worker whose driver is gone (killed) exits."""
     from threadpoolctl import threadpool_limits
 
     _SHARED["external_cache"] = external_cache
     threadpool_limits(threads)
+    threading.Thread(target=_exit_without, args=(os.getppid(),), daemon=True, name="driver-watch").start()
+
+
+def _exit_without(driver: int) -> None:
+    """Exit once ``driver`` is no longer this process's parent (it died): its results have no one to go to."""
+    while os.getppid() == driver:
+        time.sleep(DRIVER_WATCH_SECONDS)
+    os._exit(1)
 
 
 def _run_shared(task: list[Job]) -> list[JobResult]:
@@ -177,7 +188,7 @@ class RayEngine:
         import ray
 
         self.ray = ray
-        local = address is None and not _env("RAY_ADDRESS")
+        local = address is None and not os.environ.get("RAY_ADDRESS", "").strip()
         ray.init(address=address, num_cpus=workers if local else None, include_dashboard=False,
                  log_to_driver=False, ignore_reinit_error=True)
         self.workers = int(ray.cluster_resources().get("CPU", workers)) if not local else workers
@@ -287,7 +298,3 @@ def _tail(path: Path, lines: int = 5) -> str:
         return " | ".join(Path(path).read_text(errors="replace").splitlines()[-lines:]) or "(empty log)"
     except OSError:
         return f"(no log at {path})"
-
-
-def _env(name: str) -> str:
-    return os.environ.get(name, "").strip()
