@@ -8,8 +8,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-# The pinned versions (with hashes) `make setup` installs (--no-compile: Python compiles the modules it imports,
-# not all of them up front): requirements.lock, made by `make lock` (uv) from
+# The pinned versions (with hashes) `make setup` installs: requirements.lock, made by `make lock` (uv) from
 # pyproject.toml's ranges; `make test-latest` runs the suite against the newest versions those ranges allow.
 LOCK   := requirements.lock
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCK) | cksum | cut -d' ' -f1)
@@ -24,7 +23,7 @@ $(STAMP): pyproject.toml $(LOCK)
 	@echo "make: setting up $(VENV) (the pinned $(LOCK), then ordrank itself; quiet; once per lock)"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --no-compile --require-hashes -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	rm -f $(VENV)/.installed-* && touch $@
 

@@ -38,8 +38,6 @@ from pathlib import Path
 
 from ordrank.progress import StepTimes
 
-from parts import profile as profiling
-
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "docs" / "speed.json"
 PAGE = REPO / "docs" / "speed.md"
@@ -107,11 +105,26 @@ def reproduce(data: dict, quick: bool, only: list[str] | None, external: str = "
         data.setdefault("commands", {})[name] = whole
 
 
-def profile(data: dict) -> None:
+def run_profile(data: dict) -> None:
     """`make reproduce-quick` (every job run again) under py-spy: its CPU time by library and by function."""
+    from parts import profile
+
     command = ["experiments/reproduce.py", "--quick", "--fresh"]
-    stacks = profiling.record([sys.executable, *command], REPO)
-    data["profile"] = {**profiling.summary(stacks, "python " + " ".join(command)), **stamp()}
+    stacks = profile.record([sys.executable, *command], REPO)
+    data["profile"] = {**profile.summary(stacks, "python " + " ".join(command)), **stamp()}
+
+
+def profile_markdown(profile: dict) -> list[str]:
+    """The speed page's section for a profile (benchmarks/parts/profile.py)."""
+    cpu = profile["cpu"]
+    lines = [f"## Where the CPU time goes: a profile of `{profile['command']}`", "",
+             f"{profile['date']}, py-spy at {profile['rate']} samples a second in every process: {cpu:.0f} CPU s "
+             "sampled (benchmarks/parts/profile.py says how it is counted).", "",
+             "| library (innermost frame) | CPU s | share |", "|---|---:|---:|"]
+    lines += [f"| {name} | {s:.1f} | {s / cpu:.0%} |" for name, s in profile["libraries"]]
+    lines += ["", "| the project's function (all it calls included) | CPU s | share |", "|---|---:|---:|"]
+    lines += [f"| `{name}` | {s:.1f} | {s / cpu:.0%} |" for name, s in profile["functions"]]
+    return lines + [""]
 
 
 def tests(data: dict) -> None:
@@ -175,7 +188,7 @@ def render(data: dict) -> str:
             lines += [f"## {title}", "", *table(rows, "step"), "",
                       f"Sum of the steps: {minutes(total['wall'])} wall, {minutes(total['cpu'])} CPU.", ""]
     if data.get("profile"):
-        lines += profiling.markdown(data["profile"])
+        lines += profile_markdown(data["profile"])
     if data.get("learners"):
         lines += ["## The learners' benchmarks (`make bench`)", ""]
         for entry, row in data["learners"].items():
@@ -212,7 +225,7 @@ def main(argv=None) -> int:
     if args.tests:
         tests(data)
     if args.profile:
-        profile(data)
+        run_profile(data)
     if args.learners is not None:
         unknown = sorted(name for name in args.learners if not chosen_entries([name]))
         if unknown:

@@ -89,16 +89,3 @@ def summary(stacks: dict[str, int], command: str) -> dict:
     return {"command": command, "rate": RATE, "cpu": total / RATE,
             "libraries": [[name, n / RATE] for name, n in by_library.most_common(TOP)],
             "functions": [[name, n / RATE] for name, n in by_function.most_common(TOP)]}
-
-
-def markdown(profile: dict) -> list[str]:
-    """The speed page's section for a profile."""
-    cpu = profile["cpu"]
-    lines = [f"## Where the CPU time goes: a profile of `{profile['command']}`", "",
-             f"{profile['date']}, py-spy at {profile['rate']} samples a second in every process: {cpu:.0f} CPU s "
-             "sampled (benchmarks/parts/profile.py says how it is counted).", "",
-             "| library (innermost frame) | CPU s | share |", "|---|---:|---:|"]
-    lines += [f"| {name} | {s:.1f} | {s / cpu:.0%} |" for name, s in profile["libraries"]]
-    lines += ["", "| the project's function (all it calls included) | CPU s | share |", "|---|---:|---:|"]
-    lines += [f"| `{name}` | {s:.1f} | {s / cpu:.0%} |" for name, s in profile["functions"]]
-    return lines + [""]
