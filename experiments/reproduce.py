@@ -130,9 +130,9 @@ def figure_scripts(out: Path, quick: bool, chosen: list[str]) -> list[tuple[str,
     """The FIGURES rows to run and their arguments: with entries ``chosen``, only the rows they feed."""
     scripts = []
     for script, arguments, needs, fed_by in FIGURES:
-        table = needs(out, quick)
         if chosen and not set(fed_by) & set(chosen):
             continue
+        table = needs(out, quick)
         if table is not None and not table.is_file():
             print(f"skipping {script}: {table} not found")
         else:

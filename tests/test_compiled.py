@@ -169,12 +169,11 @@ def test_a_read_only_install_runs_without_a_cache_folder(tmp_path):
         if under_ci():
             pytest.fail(f"CI: {problem}")
         pytest.skip(problem)
-    top = tmp_path
-    install, home, runs = top / "site", top / "home", top / "runs"
+    install, home, runs = tmp_path / "site", tmp_path / "home", tmp_path / "runs"
     shutil.copytree(PACKAGE, install / "ordrank", ignore=shutil.ignore_patterns("__pycache__"))
     home.mkdir()
     runs.mkdir()
-    read_only = [top, install, *install.rglob("*"), home]
+    read_only = [tmp_path, install, *install.rglob("*"), home]
     env = {**clean_env(), "HOME": str(home)}
     cache = runs / "numba-cache"
     try:

@@ -23,8 +23,8 @@ the buffer costs two atomic operations per call, more than its digits on LETOR's
 
 The small helpers of the reader (here, :mod:`~ordrank.datasets.decimal_parse`,
 :mod:`~ordrank.datasets.letor_parse`) are ``forceinline``: LLVM inlines them into their callers. Numba's
-own inlining (``inline="always"``, on its IR) gives the same speed but took about 30 s to compile the
-reader's loop for each dtype; LLVM's takes a few seconds.
+own inlining (``inline="always"``, on its IR) gives the same speed but compiles the reader's loop many
+times more slowly, once for each dtype.
 """
 from __future__ import annotations
 
