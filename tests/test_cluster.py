@@ -2,7 +2,7 @@
 one-node SLURM with a job cancelled, the driver killed with SIGKILL, two drivers on one table.
 
 Every case runs the same small variant of ``svor_benchmark_papers_sizes`` (bank2 with 200 training
-rows, 5 and 10 ranks, 3 partitions, SVORIM and Reduction-SVM at one grid point: 12 jobs) through
+rows, 5 and 10 ranks, 2 partitions, SVORIM and Reduction-SVM at one grid point: 8 jobs) through
 ``experiments/reproduce.py`` in a subprocess, as a user types it, and ends with the table byte for
 byte equal to the local run's. Every node and daemon runs on this machine and is stopped by the
 fixture that started it, also when the test fails.
@@ -26,9 +26,9 @@ from conftest import REPO, under_ci
 pytestmark = pytest.mark.cluster
 
 ENTRY = "svor_benchmark_papers_sizes"
-VARIANT = ["dataset.name=bank2", "protocol.splits=range(3)", "train_sizes.bank2=200", "dataset.redraw.n_splits=3",
+VARIANT = ["dataset.name=bank2", "protocol.splits=range(2)", "train_sizes.bank2=200", "dataset.redraw.n_splits=2",
            "only=[SVORIM,Reduction-SVM]", "grid.C=[1.0]", "grid.gamma=[0.1]"]
-N_JOBS = 12
+N_JOBS = 8
 
 
 def command(out: Path, data: Path, *options: str) -> list[str]:

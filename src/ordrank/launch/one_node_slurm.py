@@ -99,28 +99,28 @@ def start(folder: Path, cpus: int | None = None, timeout: float = 60.0) -> dict:
 
 
 def stop(folder: Path, timeout: float = 15.0) -> None:
-    """Stop every daemon :func:`start` started under ``folder`` (by its pid file); idempotent."""
+    """Stop every daemon :func:`start` started under ``folder`` (by its pid file); idempotent. Each is
+    sent SIGTERM (in DAEMONS' order), then all are waited for together (each takes a second or two to
+    exit), and one still running after ``timeout`` seconds is killed."""
     folder = Path(folder).resolve()
+    running = {}
     for name in DAEMONS:
         pid_file = folder / f"{name}.pid"
         try:
             pid = int(pid_file.read_text().split()[0])
-        except (OSError, ValueError, IndexError):
-            continue
-        try:
             os.kill(pid, signal.SIGTERM)
-        except ProcessLookupError:
+        except (OSError, ValueError, IndexError):  # no pid file, or the daemon is gone
+            pid_file.unlink(missing_ok=True)
             continue
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        running[pid] = pid_file
+    deadline = time.monotonic() + timeout
+    while running:
+        for pid in list(running):
             try:
-                os.kill(pid, 0)
+                os.kill(pid, signal.SIGKILL if time.monotonic() > deadline else 0)
             except ProcessLookupError:
-                break
-            time.sleep(0.1)
-        else:
-            os.kill(pid, signal.SIGKILL)
-        pid_file.unlink(missing_ok=True)
+                running.pop(pid).unlink(missing_ok=True)
+        time.sleep(0.1)
 
 
 if __name__ == "__main__":

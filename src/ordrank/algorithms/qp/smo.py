@@ -84,6 +84,26 @@ def _allowed(jb, P, k, explicit, eps):
 
 
 @njit
+def _by_threshold(j_of, k):
+    """The variables grouped by threshold, each group in the given order (a counting sort): ``order``
+    (position t holds variable order[t]), ``where`` (variable v sits at position where[v]) and
+    ``starts`` (threshold j's group is positions starts[j]..starts[j+1]−1). Loops, not numpy's sort,
+    searchsorted and fancy assignment: the same result, a third of the time to compile."""
+    m = len(j_of)
+    starts = np.zeros(k, np.int64)
+    for v in range(m):
+        starts[j_of[v] + 1] += 1
+    for j in range(1, k):
+        starts[j] += starts[j - 1]
+    order, where, fill = np.empty(m, np.int64), np.empty(m, np.int64), starts.copy()
+    for v in range(m):
+        t = fill[j_of[v]]
+        order[t], where[v] = v, t
+        fill[j_of[v]] = t + 1
+    return order, where, starts
+
+
+@njit
 def smo(K, i_of, j_of, s, k, C, tol, max_iter, explicit):
     """SVOR's dual optimum by SMO (see the module docstring); j_of is 0-based.
 
@@ -95,11 +115,8 @@ def smo(K, i_of, j_of, s, k, C, tol, max_iter, explicit):
     Returns ``(g, P, iterations, converged, violation)``: P the partial sums (ν = −P[:k−2]),
     violation the largest :math:`e_b - e_a` of an allowed pair at g (converged: ≤ 2 tol)."""
     n, m = K.shape[0], len(i_of)
-    order = np.argsort(j_of, kind="mergesort")  # position t holds variable order[t]
-    where = np.empty(m, np.int64)  # variable v sits at position where[v]
-    where[order] = np.arange(m)
+    order, where, starts = _by_threshold(j_of, k)
     i_t, j_t, s_t = i_of[order], j_of[order], s[order]
-    starts = np.searchsorted(j_t, np.arange(k))
     g, f = np.zeros(m), np.zeros(n)  # g by position
     c, P = np.zeros(k - 1), np.zeros(k - 1)
     up_min, up_arg = np.empty(k - 1), np.empty(k - 1, np.int64)

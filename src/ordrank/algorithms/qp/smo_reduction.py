@@ -76,6 +76,13 @@ def _shrink(active, n_active, alpha, f, h, rows, k, y, cap, up_min, low_max):
 
 
 @njit
+def _every(active, m):
+    """Every variable active again, in order (a loop: numpy's slice assignment takes seconds to compile)."""
+    for t in range(m):
+        active[t] = t
+
+
+@njit
 def smo(K0, rows, k, y, cap, n_questions, tol, max_iter):
     """The dual optimum by SMO (module docstring) with LIBSVM's shrinking; k is 0-based, cap = C·w.
 
@@ -91,14 +98,14 @@ def smo(K0, rows, k, y, cap, n_questions, tol, max_iter):
         up_min, low_max, b = _select(active, n_active, alpha, f, h, rows, k, y, cap)
         if not unshrunk and low_max - up_min <= 10 * tol:  # near the end: everything once more
             unshrunk, n_active = True, m
-            active[:] = np.arange(m)
+            _every(active, m)
             continue
         if b < 0 or low_max - up_min <= tol:
             if n_active == m:
                 converged = True
                 break
             n_active = m  # the active set is optimal: check the whole set
-            active[:] = np.arange(m)
+            _every(active, m)
             counter = every
             continue
         counter -= 1
