@@ -57,13 +57,9 @@ class MarginSweep:
             if depth:
                 order = _stable_order(group)
                 events, group = events[order], group[order]
-            starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-            ends = np.r_[starts[1:], len(group)]
-            size = ends - starts
-            first = np.repeat(starts.astype(index), size)
-            last = np.repeat(ends.astype(index), size)
+            bounds = np.r_[np.flatnonzero(np.r_[True, group[1:] != group[:-1]]), len(group)].astype(index)
             upper = side[events] == 1
-            self.depths.append((events, upper, first, last))
+            self.depths.append((events, upper, bounds))  # group g: events bounds[g]..bounds[g+1]−1
         self.n = n
         ones = np.ones(n)
         self.lower_count, self.upper_count = self.partner_sums(ones)
@@ -73,27 +69,30 @@ class MarginSweep:
         ``above[i]`` = Σ v_j over the other partners j of i (active pairs only)."""
         v = np.asarray(v, dtype=np.float64)
         below, above = np.zeros(self.n), np.zeros(self.n)
-        for events, upper, first, last in self.depths:
-            _add_partner_sums(v, events, upper, first, last, below, above)
+        for events, upper, bounds in self.depths:
+            _add_partner_sums(v, events, upper, bounds, below, above)
         return below, above
 
 
 @njit
-def _add_partner_sums(v, events, upper, first, last, below, above):
+def _add_partner_sums(v, events, upper, bounds, below, above):
     """One depth of :meth:`MarginSweep.partner_sums`: prefix sums of v over the upper and the lower
-    events in order; a lower event adds the upper ones before it in its group (from ``first``), an
-    upper event the lower ones after it (to ``last``). Sequential sums, as ``np.cumsum``'s."""
+    events in order; a lower event adds the upper ones before it in its group (events
+    ``bounds[g]..bounds[g+1]−1``), an upper event the lower ones after it. Sequential sums, as
+    ``np.cumsum``'s."""
     m = len(events)
     up, low = np.zeros(m + 1), np.zeros(m + 1)
     for k in range(m):
         x = v[events[k]]
         up[k + 1] = up[k] + x if upper[k] else up[k]
         low[k + 1] = low[k] if upper[k] else low[k] + x
-    for k in range(m):
-        if upper[k]:
-            above[events[k]] += low[last[k]] - low[k + 1]
-        else:
-            below[events[k]] += up[k] - up[first[k]]
+    for g in range(len(bounds) - 1):
+        first, last = bounds[g], bounds[g + 1]
+        for k in range(first, last):
+            if upper[k]:
+                above[events[k]] += low[last] - low[k + 1]
+            else:
+                below[events[k]] += up[k] - up[first]
 
 
 def margin_counts(s, margin: float, ranks, n_levels: int, qindex) -> tuple[np.ndarray, np.ndarray]:

@@ -31,7 +31,8 @@ non-decreasing ``qid``: the adapter passes each row's query index 0..n_queriesâˆ
 (:func:`ordrank.queries.query_index`), so any contiguous ids work (XGBoost refuses unsorted ids).
 
 **Determinism.** ``n_jobs=1`` by default, LightGBM with ``deterministic=True,
-force_row_wise=True`` and the seed ``random_state``, XGBoost with ``tree_method="hist"`` and
+force_col_wise=True`` (histograms built feature by feature: no second, row-wise copy of the bins;
+the same trees as row-wise) and the seed ``random_state``, XGBoost with ``tree_method="hist"`` and
 ``random_state``: two fits on the same data give identical scores.
 
 The libraries are imported inside ``fit``, after the data is checked (ordrank imports without
@@ -161,7 +162,7 @@ class LightGBMRanker(_External):
         Threads (1: the results are deterministic and the machine is shared).
     params : dict or None
         Any other ``LGBMRanker`` keyword (e.g. ``label_gain``, ``lambdarank_truncation_level``);
-        it may override the fixed ``deterministic``, ``force_row_wise``, ``verbose``, not the
+        it may override the fixed ``deterministic``, ``force_col_wise``, ``verbose``, not the
         parameters above.
 
     Attributes
@@ -211,7 +212,7 @@ class LightGBMRanker(_External):
         lightgbm = import_external("lightgbm", "lightgbm>=4", type(self).__name__)
         check_lightgbm_params(lightgbm, extra, type(self).__name__)
         self.model_ = lightgbm.LGBMRanker(**self._keywords(
-            {"deterministic": True, "force_row_wise": True, "verbose": -1,
+            {"deterministic": True, "force_col_wise": True, "verbose": -1,
              "subsample_freq": 1 if self.subsample < 1 else 0},
             objective=self.objective, n_estimators=self.n_estimators,
             learning_rate=self.learning_rate, num_leaves=self.num_leaves, max_depth=self.max_depth,
