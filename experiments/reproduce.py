@@ -98,12 +98,11 @@ def describe(entry: Entry, quick: bool, data_dir: str) -> str:
 
     from ordrank.launch.sweep import compose_jobs
 
-    cfg = compose([*entry.config_overrides(quick), f"data_dir={data_dir}"])
-    learners = f"{len(cfg.algorithms)} learners"
     if not entry.sweep:
+        cfg = compose([*entry.config_overrides(quick), f"data_dir={data_dir}"])
         sizes = {k: OmegaConf.to_container(cfg.protocol)[k] for k in SIZES if k in cfg.protocol}
         shown = ", ".join(f"{k}={'null' if v is None else v}" for k, v in sizes.items())  # null: the default
-        return f"{cfg.dataset.name}: {learners}; {shown}"
+        return f"{cfg.dataset.name}: {len(cfg.algorithms)} learners; {shown}"
     cfg, jobs = compose_jobs(compose, [*entry.config_overrides(quick), f"data_dir={data_dir}"])
     points = [dict(job.values) for job in jobs]
 

@@ -1,5 +1,6 @@
 """The one-command reproduction: its registry, its data check, the results pages' generated tables, and
 `make reproduce-quick` run end to end (the same code path as `make reproduce`, at small sizes)."""
+import functools
 import hashlib
 import importlib.util
 import re
@@ -97,17 +98,18 @@ def test_every_quick_overlay_is_an_entry_s_and_comes_after_its_experiment(driver
             run(cfg, tmp_path / overlay)
 
 
-def sweep_jobs(driver, entry, quick: bool, data_dir) -> list:
+@functools.cache  # each entry's sweep composed once in the module (the tests count jobs, never read data)
+def sweep_jobs(driver, entry, quick: bool) -> tuple:
     """The jobs (sweep point x learner, ordrank.launch) of a registry sweep entry."""
     from ordrank.launch.sweep import compose_jobs
 
-    return compose_jobs(driver.compose, [*entry.config_overrides(quick), f"data_dir={data_dir}"])[1]
+    return tuple(compose_jobs(driver.compose, [*entry.config_overrides(quick), "data_dir=data"])[1])
 
 
 def test_registry_composes_and_quick_is_smaller(driver, tmp_path):
     for entry in driver.REGISTRY:
         if entry.sweep:
-            assert len(sweep_jobs(driver, entry, True, tmp_path)) < len(sweep_jobs(driver, entry, False, tmp_path))
+            assert len(sweep_jobs(driver, entry, True)) < len(sweep_jobs(driver, entry, False))
             continue
         full = driver.compose([*entry.config_overrides(False), f"data_dir={tmp_path}"])
         quick = driver.compose([*entry.config_overrides(True), f"data_dir={tmp_path}"])
@@ -123,7 +125,7 @@ def test_registry_composes_and_quick_is_smaller(driver, tmp_path):
         # the same experiment, smaller (or renamed by its quick overlay, which only overrides it)
         assert quick.experiment in (full.experiment, f"{full.experiment}_quick")
     svor = next(e for e in driver.REGISTRY if e.name == "svor_benchmark")
-    jobs = sweep_jobs(driver, svor, False, tmp_path)
+    jobs = sweep_jobs(driver, svor, False)
     assert len(jobs) == 12 * 2 * 20 * 17 and {"dataset.name", "dataset.bins", "protocol.splits"} == \
         set(dict(jobs[0].values))
 
@@ -134,7 +136,7 @@ def test_list_counts_what_runs(driver, tmp_path, capsys):
     assert driver.main(["--list", "--data-dir", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     for entry in (e for e in driver.REGISTRY if e.sweep):
-        jobs = sweep_jobs(driver, entry, False, tmp_path)
+        jobs = sweep_jobs(driver, entry, False)
         described = lines[lines.index(next(x for x in lines if x.startswith(entry.name + " "))) + 1]
         sets = {dict(job.values)["dataset.name"] for job in jobs}
         splits = {dict(job.values)["protocol.splits"] for job in jobs}
