@@ -100,8 +100,8 @@ def start(folder: Path, cpus: int | None = None, timeout: float = 60.0) -> dict:
 
 def stop(folder: Path, timeout: float = 15.0) -> None:
     """Stop every daemon :func:`start` started under ``folder`` (by its pid file); idempotent. Each is
-    sent SIGTERM (in DAEMONS' order), then all are waited for together (each takes a second or two to
-    exit), and one still running after ``timeout`` seconds is killed."""
+    sent SIGTERM (in DAEMONS' order), then all are waited for together (not one exit after another), and
+    one still running after ``timeout`` seconds is killed."""
     folder = Path(folder).resolve()
     running = {}
     for name in DAEMONS:

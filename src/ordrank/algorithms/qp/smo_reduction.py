@@ -77,7 +77,7 @@ def _shrink(active, n_active, alpha, f, h, rows, k, y, cap, up_min, low_max):
 
 @njit
 def _every(active, m):
-    """Every variable active again, in order (a loop: numpy's slice assignment takes seconds to compile)."""
+    """Every variable active again, in order (a loop: numba compiles numpy's slice assignment slowly)."""
     for t in range(m):
         active[t] = t
 
