@@ -11,7 +11,7 @@ from sklearn.preprocessing import StandardScaler
 
 from conftest import REPO, make_cfg
 from ordrank.results import external_cache
-from ordrank.results.external_cache import ExternalCache, merge, external_package, piece_key, same_rows
+from ordrank.results.external_cache import ExternalCache, data_checksum, merge, external_package, piece_key, same_rows
 from ordrank.results import read_table, read_timings, write_table
 
 mord = pytest.importorskip("mord")
@@ -27,6 +27,10 @@ def rows(value=0.5, seconds=1.0):
             ("fit_seconds", seconds, '{"alpha": 1.0}', "ok"), ("cv_seconds", seconds, '{"alpha": 1.0}', "ok")]
 
 
+
+def _key(learner, grid, settings, data):
+    return piece_key(learner, grid, settings, lambda: data_checksum(*data))
+
 def test_the_external_rule():
     from ordrank.algorithms.batch.svor import SVOR
     from ordrank.algorithms.ranking import LightGBMRanker, XGBoostRanker
@@ -41,13 +45,13 @@ def test_the_external_rule():
 @given(st.sampled_from(["version", "params", "grid", "seed", "split", "data"]))
 def test_the_key_changes_with_what_decides_the_piece(what):
     learner, grid, settings, data = mord.LogisticAT(), {"alpha": [0.1, 1.0]}, dict(SETTINGS), list(DATA)
-    key, package = piece_key(learner, grid, settings, data)
-    assert piece_key(mord.LogisticAT(), {"alpha": [0.1, 1.0]}, dict(SETTINGS), list(DATA)) == (key, package)
+    key, package = _key(learner, grid, settings, data)
+    assert _key(mord.LogisticAT(), {"alpha": [0.1, 1.0]}, dict(SETTINGS), list(DATA)) == (key, package)
     if what == "version":
         version = package.split("==")[1]
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(external_cache, "_distribution", lambda module: f"{module}=={version}.post1")
-            changed = piece_key(learner, grid, settings, data)
+            changed = _key(learner, grid, settings, data)
     else:
         if what == "params":
             learner = mord.LogisticAT(alpha=2.0)
@@ -58,12 +62,12 @@ def test_the_key_changes_with_what_decides_the_piece(what):
         else:
             data[2] = data[2].copy()
             data[2][0, 0] += 1e-12
-        changed = piece_key(learner, grid, settings, data)
+        changed = _key(learner, grid, settings, data)
     assert changed[0] != key
 
 
 def test_cached_serves_rerun_computes_and_compares(tmp_path, caplog):
-    key = piece_key(mord.LogisticAT(), {}, SETTINGS, DATA)
+    key = _key(mord.LogisticAT(), {}, SETTINGS, DATA)
     committed = tmp_path / "results" / "exp" / external_cache.FILE
     write_table(external_cache.cache_table([pd.DataFrame(rows(), columns=external_cache.ROW_COLUMNS).assign(
         cache_key=key[0], package=key[1], piece="{}")]), committed)
@@ -86,8 +90,8 @@ def test_cached_serves_rerun_computes_and_compares(tmp_path, caplog):
 
 
 def test_collect_merges_the_computed_pieces(tmp_path):
-    key_a = piece_key(mord.LogisticAT(), {}, SETTINGS, DATA)
-    key_b = piece_key(mord.LogisticAT(alpha=2.0), {}, SETTINGS, DATA)
+    key_a = _key(mord.LogisticAT(), {}, SETTINGS, DATA)
+    key_b = _key(mord.LogisticAT(alpha=2.0), {}, SETTINGS, DATA)
     committed = tmp_path / "results" / external_cache.FILE
     write_table(external_cache.cache_table([pd.DataFrame(rows(), columns=external_cache.ROW_COLUMNS).assign(
         cache_key=key_a[0], package=key_a[1], piece="{}")]), committed)

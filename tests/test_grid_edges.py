@@ -61,8 +61,9 @@ def test_the_query_folds_protocol_warns_at_an_edge(monkeypatch):
     class Part:
         X, y, qid = np.zeros((4, 1)), np.array([0, 1, 0, 1]), np.array([1, 1, 2, 2])
 
-    class Parts:
-        train = vali = test = Part
+    class Parts:  # a FoldOnDisk's interface
+        train = Part
+        load = staticmethod(lambda part: Part)
 
     from ordrank.algorithms.ranking import RankSVM
     with pytest.warns(GridEdgeWarning, match=r"RankSVM on a fold.*C=0\.01 is the largest"):

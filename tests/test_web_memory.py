@@ -3,6 +3,8 @@ the protocol's fold without a second copy, RankNet on float32 X block by block, 
 (the peak RSS itself is measured by benchmarks/bench_web_scale.py)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -52,6 +54,64 @@ def test_protocol_rescales_a_fresh_fold_in_place_and_a_shared_one_into_new_array
         part = getattr(done, name)
         assert part.X is getattr(fresh, name).X and not part.X.flags.writeable  # no second matrix
         assert np.array_equal(part.X, getattr(kept, name).X)  # the same values, bit for bit
+
+
+def test_while_a_learner_fits_the_validation_and_test_parts_are_not_in_memory():
+    """LETOR's protocol keeps a fold's training part while a learner fits; the other two wait on disk."""
+    import weakref
+
+    import pandas as pd
+
+    from ordrank.algorithms.ranking import RankSVM
+    from ordrank.protocols.query_folds import QueryFolds
+
+    data, alive, seen = MslrShaped(scale=0.003), {}, []
+
+    class Watched:  # the dataset, with a watch on each part's matrix
+        n_folds, fresh_folds, evaluation = 1, True, "4.0"
+
+        def fold(self, k):
+            fold = data.fold(k)
+            alive.update({name: weakref.ref(getattr(fold, name).X) for name in ("train", "vali", "test")})
+            return fold
+
+    class Watching(RankSVM):
+        def fit(self, X, y, qid=None):
+            seen.append({name: ref() is not None for name, ref in alive.items()})
+            return super().fit(X, y, qid=qid)
+
+    protocol = QueryFolds(selection="ndcg@10", metrics=["ndcg@10"], grids={"W": {"C": [1e-3, 1e-2]}})
+    table = pd.concat(protocol.iter_run(Watched(), {"W": Watching(), "R": RankSVM(C=1e-3)}, QueryLevelNorm()))
+    assert seen == [{"train": True, "vali": False, "test": False}] * 2
+    assert table.status.eq("ok").all() and len(table) == 2
+    plain = pd.concat(protocol.iter_run(data, {"W": RankSVM(), "R": RankSVM(C=1e-3)}, QueryLevelNorm()))
+    pd.testing.assert_frame_equal(table, plain)  # the same rows as learners that do not watch
+
+
+def test_a_fold_on_disk_gives_back_its_parts_byte_for_byte_and_leaves_no_file(tmp_path):
+    from ordrank.datasets.letor import Fold
+    from ordrank.datasets.letor_file import QuerySet
+    from ordrank.protocols.fold_on_disk import FoldOnDisk
+
+    parts = mslr_shaped(0.003, 1)
+    parts["vali"] = QuerySet(*(getattr(parts["vali"], a) for a in ("X", "y", "qid")),
+                             np.array([f"doc-{i}é" for i in range(len(parts["vali"]))]), tmp_path / "vali.txt")
+    fold = Fold("Fold1", parts["train"], parts["vali"], parts["test"], {"train": []})
+    with FoldOnDisk(fold) as on_disk:
+        folder = on_disk._folder.name
+        assert on_disk.load("train") is parts["train"] and on_disk.name == "Fold1" and on_disk.files == {"train": []}
+        for name in ("vali", "test"):
+            back, given = on_disk.load(name), parts[name]
+            for a in ("X", "y", "qid", "docid"):
+                value = getattr(back, a)
+                assert (value is None) == (getattr(given, a) is None)
+                if value is not None:
+                    assert value.dtype == getattr(given, a).dtype and np.array_equal(value, getattr(given, a))
+                    assert not value.flags.writeable
+            assert back.path == given.path
+        with pytest.raises(ValueError, match="train, vali and test, not 'valid'"):
+            on_disk.load("valid")
+    assert not Path(folder).exists()
 
 
 @pytest.mark.parametrize("hidden", [None, 4])

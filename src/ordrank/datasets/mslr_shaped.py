@@ -102,7 +102,8 @@ def mslr_shaped(scale: float = 1.0, seed: int = 0, n_features: int = N_FEATURES)
     n_queries = max(int(round(WEB10K_QUERIES * scale)), 5)
     sizes = _sizes(rng, n_queries)
     # queries in a random order split 60 / 20 / 20 into the parts; rows laid out part by part, each
-    # part's queries in increasing id, so that every part is a slice (a view) of one matrix
+    # part's queries in increasing id; each part has its own arrays (a protocol may release one part
+    # while it keeps another)
     cuts = np.round(np.cumsum([0.0, *PART_SHARES.values()]) * n_queries).astype(int)
     order = rng.permutation(n_queries)
     order = np.concatenate([np.sort(order[lo:hi]) for lo, hi in zip(cuts[:-1], cuts[1:])])
@@ -113,20 +114,21 @@ def mslr_shaped(scale: float = 1.0, seed: int = 0, n_features: int = N_FEATURES)
          + 0.3 * z[:, 5] * z[:, 0] + rng.normal(0.0, 0.6, n))
     y = np.searchsorted(np.quantile(g, np.cumsum(GRADE_SHARES)[:-1]), g, side="right").astype(np.int64)
     del g
-    X = np.empty((n, n_features), dtype=np.float32)
+    rows = np.r_[0, np.cumsum([sizes[order[lo:hi]].sum() for lo, hi in zip(cuts[:-1], cuts[1:])])]
+    spans = list(zip(rows[:-1], rows[1:]))
+    Xs = [np.empty((hi - lo, n_features), dtype=np.float32) for lo, hi in spans]
     for j, kind in enumerate(_kinds(n_features)):
         loading = np.zeros(N_LATENT)
         factors = rng.choice(N_LATENT, 3, replace=False)
         loading[factors] = rng.standard_normal(3)
         x = z @ (loading / np.linalg.norm(loading)) + 0.7 * rng.standard_normal(n)
-        X[:, j] = _feature(kind, x, rng)
+        column = _feature(kind, x, rng)
+        for X, (lo, hi) in zip(Xs, spans):
+            X[:, j] = column[lo:hi]
     del z
     qid = qindex + 1
-    rows = np.r_[0, np.cumsum([sizes[order[lo:hi]].sum() for lo, hi in zip(cuts[:-1], cuts[1:])])]
-    parts = {}
-    for name, lo, hi in zip(PART_SHARES, rows[:-1], rows[1:]):
-        parts[name] = _read_only(QuerySet(X[lo:hi], y[lo:hi], qid[lo:hi], None, Path(f"mslr_shaped/{name}")))
-    return parts
+    return {name: _read_only(QuerySet(X, y[lo:hi].copy(), qid[lo:hi].copy(), None, Path(f"mslr_shaped/{name}")))
+            for name, X, (lo, hi) in zip(PART_SHARES, Xs, spans)}
 
 
 def _letor_lines(part: QuerySet) -> pa.Array:

@@ -32,7 +32,7 @@ from ordrank.algorithms.pipelines import final_step as _final, prefixed_grid
 from ordrank.algorithms.qp.cache import reuse
 from ordrank.metrics.ordinal import SCORINGS
 from ordrank.results.grid_edges import warn_edges
-from ordrank.results.external_cache import piece_key
+from ordrank.results.external_cache import data_checksum, piece_key
 from ordrank.protocols.staged import grid_scores, staged_groups
 from ordrank.progress import progress
 from ordrank.protocols._checks import check_choice, check_grid_names, check_positive, check_ranks
@@ -165,8 +165,9 @@ class TrainTestPartitions:
             return self.evaluate(learner, grid, folds, *data)
         settings = {"protocol": type(self).__name__, "cv_folds": self.cv_folds, "scoring": self.scoring,
                     "seed": seed, "split": split, "n_ranks": n_ranks}
-        return self.external_cache.rows(piece_key(learner, grid, settings, data), {"bins": n_ranks, "split": split},
-                                    lambda: self.evaluate(learner, grid, folds, *data))
+        return self.external_cache.rows(piece_key(learner, grid, settings, lambda: data_checksum(*data)),
+                                        {"bins": n_ranks, "split": split},
+                                        lambda: self.evaluate(learner, grid, folds, *data))
 
     def evaluate(self, learner, grid, folds, X_train, y_train, X_test, y_test) -> list[tuple]:
         """Select, refit and test one learner on one partition: rows (metric, value, params, status)."""

@@ -4,7 +4,9 @@ For each fold of a query data set (training, validation and test queries, e.g. L
 five folds) and each learner: fit on the training queries once per point of the learner's grid,
 choose the point whose model scores best on the validation queries by ``selection`` (LETOR's
 baselines used MAP in its own convention, ``letor_map``; ties: the first point in grid order), and
-report that model on the test queries — no refit on training + validation, as in LETOR. Rows
+report that model on the test queries — no refit on training + validation, as in LETOR. While a learner
+fits, only the fold's training part is in memory: the validation and test parts wait on disk
+(:class:`~ordrank.protocols.fold_on_disk.FoldOnDisk`) until the fitted models are scored. Rows
 (metric, value) per (algorithm, fold): each of ``metrics`` (names of
 :mod:`ordrank.metrics.scorers`, the mean over the test queries), with ``params`` (the chosen values,
 JSON) and ``status`` (``ok``, or ``failed: <error>`` with value NaN: the other learners go on).
@@ -39,7 +41,8 @@ from ordrank.algorithms.pipelines import final_step as _final, prefixed_grid
 from ordrank.datasets.letor import Fold, QuerySet
 from ordrank.metrics.scorers import for_letor_version, ranking_metric
 from ordrank.results.grid_edges import warn_edges
-from ordrank.results.external_cache import piece_key
+from ordrank.results.external_cache import data_checksum, external_package, piece_key
+from ordrank.protocols.fold_on_disk import FoldOnDisk
 from ordrank.progress import progress
 from ordrank.protocols._checks import check_grid_names
 
@@ -177,36 +180,41 @@ class QueryFolds:
                     continue
                 parts = dataset.fold(fold) if features is None else per_query(
                     features, dataset.fold(fold), in_place=getattr(dataset, "fresh_folds", False))
-                for name, learner in learners.items():
-                    if (name, fold) in skip:
+                checksum = None
+                if self.external_cache is not None and any(map(external_package, learners.values())):
+                    checksum = data_checksum(*(getattr(p, a) for p in (parts.train, parts.vali, parts.test)
+                                               for a in ("X", "y", "qid")))
+                with FoldOnDisk(parts) as on_disk:
+                    del parts  # the validation and test parts are now on disk only
+                    for name, learner in learners.items():
+                        if (name, fold) in skip:
+                            bar.update()
+                            continue
+                        bar.set_postfix_str(f"{name} on fold {fold}", refresh=False)
+                        rows = protocol.piece_rows(learner, self.grids.get(name, {}), fold, on_disk, checksum)
+                        table = pd.DataFrame(rows, columns=["metric", "value", "params", "status"])
+                        table.insert(0, "fold", fold)
+                        table.insert(0, "algorithm", name)
+                        yield table
                         bar.update()
-                        continue
-                    bar.set_postfix_str(f"{name} on fold {fold}", refresh=False)
-                    rows = protocol.piece_rows(learner, self.grids.get(name, {}), fold, parts)
-                    table = pd.DataFrame(rows, columns=["metric", "value", "params", "status"])
-                    table.insert(0, "fold", fold)
-                    table.insert(0, "algorithm", name)
-                    yield table
-                    bar.update()
 
-    def piece_rows(self, learner, grid, fold, parts) -> list[tuple]:
+    def piece_rows(self, learner, grid, fold, parts: FoldOnDisk, checksum: str | None) -> list[tuple]:
         """:meth:`evaluate`, or an external learner's rows from the run's cache (:mod:`ordrank.results.external_cache`)
-        when it holds this piece (keyed on the fold's training, validation and test arrays)."""
+        when it holds this piece (keyed on ``checksum``, the fold's training, validation and test arrays')."""
         if self.external_cache is None:
             return self.evaluate(learner, grid, parts)
         settings = {"protocol": type(self).__name__, "selection": self.selection, "metrics": self.metrics,
                     "fold": fold}
-        data = [a for part in (parts.train, parts.vali, parts.test) for a in (part.X, part.y, part.qid)]
-        return self.external_cache.rows(piece_key(learner, grid, settings, data), {"fold": fold},
-                                    lambda: self.evaluate(learner, grid, parts))
+        return self.external_cache.rows(piece_key(learner, grid, settings, lambda: checksum), {"fold": fold},
+                                        lambda: self.evaluate(learner, grid, parts))
 
-    def evaluate(self, learner, grid, parts) -> list[tuple]:
+    def evaluate(self, learner, grid, parts: FoldOnDisk) -> list[tuple]:
         """Select on validation, test: rows (metric, value, params, status)."""
         try:
             model, params = self.select(learner, grid, parts)
-            scores = scores_of(model, parts.test.X)
-            values = {name: ranking_metric(name)(parts.test.y, scores, parts.test.qid)
-                      for name in self.metrics}
+            test = parts.load("test")
+            scores = scores_of(model, test.X)
+            values = {name: ranking_metric(name)(test.y, scores, test.qid) for name in self.metrics}
             status = str(getattr(_final(model), "status_", "ok"))
         except Exception as error:  # noqa: BLE001 - recorded in the table, never lost silently
             status = f"failed: {type(error).__name__}: {error}"[:500]
@@ -216,24 +224,32 @@ class QueryFolds:
         warn_edges(type(_final(learner)).__name__, "a fold (validation)", chosen, grid)
         return [(name, float(value), chosen, status) for name, value in values.items()]
 
-    def select(self, learner, grid, parts):
-        """The model (fitted on the training queries) of the grid point best on validation."""
+    def select(self, learner, grid, parts: FoldOnDisk):
+        """The model (fitted on the training queries) of the grid point best on validation: every point
+        fitted first, then the validation part loaded once to score them."""
         points = list(ParameterGrid(prefixed_grid(learner, grid))) if grid else [{}]
         metric = ranking_metric(self.selection)
-        best, best_value, errors = None, -np.inf, []
-        for point in points:
+        fitted, errors = {}, {}
+        for k, point in enumerate(points):
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", UserWarning)
-                    model = fit_ranker(clone(learner).set_params(**point), parts.train)
-                value = metric(parts.vali.y, scores_of(model, parts.vali.X), parts.vali.qid)
-                log.info("%s %s: validation %s = %.4f", type(_final(learner)).__name__, _plain(point),
+                    fitted[k] = fit_ranker(clone(learner).set_params(**point), parts.train)
+            except Exception as error:  # noqa: BLE001 - a failed grid point is skipped, and said
+                errors[k] = f"{points[k]}: {type(error).__name__}: {error}"
+        vali = parts.load("vali") if fitted else None
+        best, best_value = None, -np.inf
+        for k, model in fitted.items():
+            try:
+                value = metric(vali.y, scores_of(model, vali.X), vali.qid)
+                log.info("%s %s: validation %s = %.4f", type(_final(learner)).__name__, _plain(points[k]),
                          self.selection, value)
             except Exception as error:  # noqa: BLE001 - a failed grid point is skipped, and said
-                errors.append(f"{point}: {type(error).__name__}: {error}")
+                errors[k] = f"{points[k]}: {type(error).__name__}: {error}"
                 continue
             if best is None or value > best_value:
-                best, best_value, best_point = model, value, point
+                best, best_value, best_point = model, value, points[k]
+        errors = [errors[k] for k in sorted(errors)]
         if best is None:
             raise RuntimeError(f"every grid point failed; first: {errors[0]}")
         if errors:

@@ -99,13 +99,14 @@ def data_checksum(*arrays) -> str:
     return digest.hexdigest()
 
 
-def piece_key(learner, grid: dict, settings: dict, arrays) -> tuple[str, str] | None:
-    """``(key, package)`` of one external learner piece, or None when ``learner`` is not an external learner."""
+def piece_key(learner, grid: dict, settings: dict, checksum) -> tuple[str, str] | None:
+    """``(key, package)`` of one external learner piece, or None when ``learner`` is not an external learner.
+    ``checksum()`` gives the piece's :func:`data_checksum` (called for an external learner only)."""
     package = external_package(learner)
     if package is None:
         return None
     spec = {"version": CACHE_VERSION, "package": package, "learner": describe(learner),
-            "grid": describe(grid), "protocol": describe(settings), "data": data_checksum(*arrays)}
+            "grid": describe(grid), "protocol": describe(settings), "data": checksum()}
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest(), package
 
 
