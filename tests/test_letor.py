@@ -221,9 +221,16 @@ def test_the_ohsumed_config_names_the_path_and_the_fetch_command_when_missing(tm
 
 def test_the_any_folder_config_reads_a_user_folder(tmp_path):
     write_folds(tmp_path / "mine", ("trainingset.txt", "validationset.txt", "testset.txt"), n_folds=2)
-    cfg = make_cfg(["dataset=letor", f"dataset.path={tmp_path / 'mine'}", "+algorithm@algorithms.PRank=prank"])
-    data = build(cfg)["dataset"]
+    data = build(make_cfg(cfg_overrides(tmp_path)))["dataset"]
     assert data.layout == "LETOR 3.0" and data.n_folds == 2 and data.fold(2).vali.qid[0] == 210
+    assert data.fold(1).train.X.dtype == np.float64
+    single = build(make_cfg([*cfg_overrides(tmp_path), "dataset.dtype=float32"]))["dataset"]  # a key, no "+"
+    assert single.fold(1).train.X.dtype == np.float32
+    assert np.array_equal(single.fold(1).test.X, data.fold(1).test.X.astype(np.float32))
+
+
+def cfg_overrides(tmp_path):
+    return ["dataset=letor", f"dataset.path={tmp_path / 'mine'}", "+algorithm@algorithms.PRank=prank"]
 
 
 # --- the real OHSUMED ---------------------------------------------------------------------------------------
