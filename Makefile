@@ -67,12 +67,14 @@ LAUNCHER ?= local
 papers-sizes: $(STAMP)
 	$(BIN)/python experiments/reproduce.py svor_benchmark_papers_sizes --launcher $(LAUNCHER)
 
-# Debian's slurm-wlm and munge, for the tests' one-node SLURM (ordrank.launch.one_node_slurm): installed by root when
-# missing; without root the SLURM test skips on a workstation (and fails under CI=true).
+# Debian's slurmctld, slurmd and munge (no recommended extras), for the tests' one-node SLURM
+# (ordrank.launch.one_node_slurm): installed by root when missing; without root the SLURM test skips on a
+# workstation (and fails under CI=true).
 cluster-services:
-	@if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then \
-		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null; \
-		else echo "make: slurm-wlm and munge are not installed (root installs them): the SLURM test will not run"; fi; fi
+	@if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v munged >/dev/null; then \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--no-install-recommends slurmctld slurmd munge >/dev/null; \
+		else echo "make: slurmctld, slurmd and munge are not installed (root installs them): the SLURM test will not run"; fi; fi
 
 # The batch benchmark: one joblib job per (data set, partition); a killed sweep started again runs only
 # the jobs without a finished table. Then the tables are merged and the report and figure rebuilt.
@@ -94,8 +96,10 @@ figures: $(STAMP)   ## reports, figures and docs/results tables from the committ
 
 # The suite on every core (pytest-xdist); each expensive shared fixture stays on one worker (tests/conftest.py).
 # One file or test: `.venv/bin/python -m pytest tests/test_svor.py` (no -n: a single process).
+# The venv and the SLURM services are set up side by side (make -j2), then the suite runs.
 XDIST ?= -n auto --dist loadgroup
-test: $(STAMP) cluster-services
+test:
+	@$(MAKE) --no-print-directory -j2 $(STAMP) cluster-services
 	$(BIN)/python -m ruff check .
 	$(BIN)/python -m pytest $(XDIST)
 

@@ -16,7 +16,7 @@ job, SLURM's daemons run already), the overhead per job against joblib at the sa
 ((wall − start − joblib's wall) / jobs: what each job costs, the engine's one start aside) and the
 speed-up of 2 workers over 1 (walls, starts included). Every engine's table must equal the local engine's, byte
 for byte (checked). SLURM runs on a one-node SLURM started here (``ordrank.launch.one_node_slurm``;
-needs root and Debian's slurm-wlm and munge) and stopped at the end. The data folder: ``--data-dir``,
+needs root and Debian's slurmctld, slurmd and munge) and stopped at the end. The data folder: ``--data-dir``,
 else ``$ORDRANK_DATA``, else ``data/``. Last, the full papers' sizes as the dry run projects them from
 the committed job times (``experiments/reproduce.py svor_benchmark_papers_sizes --dry-run --fresh``).
 Run on demand (not a test); docs/speed.md shows its output (``bench_reproduce.py --learners bench_engines.py``).

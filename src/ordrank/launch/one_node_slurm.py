@@ -6,8 +6,8 @@ and ``benchmarks/bench_engines.py`` submit to, and a way to try ``--launcher slu
 
 Everything lives under DIR (configuration, state, logs, pid files, munge's key and socket); nothing
 outside it is written and no daemon listens beyond 127.0.0.1. The commands (sbatch, squeue, scancel,
-submitit) find this SLURM through ``SLURM_CONF=DIR/slurm.conf``. Needs Debian's ``slurm-wlm`` and ``munge``
-(``make cluster-services`` installs them) and root, as slurmd does.
+submitit) find this SLURM through ``SLURM_CONF=DIR/slurm.conf``. Needs Debian's ``slurmctld``, ``slurmd``
+and ``munge`` (``make cluster-services`` installs them) and root, as slurmd does.
 """
 from __future__ import annotations
 
@@ -70,7 +70,8 @@ def start(folder: Path, cpus: int | None = None, timeout: float = 60.0) -> dict:
     """Start munged, slurmctld and slurmd under ``folder``; return the environment that reaches them."""
     for tool in ("munged", "slurmctld", "slurmd", "sinfo"):
         if shutil.which(tool) is None:
-            raise RuntimeError(f"{tool} not found: install Debian's slurm-wlm and munge (make cluster-services)")
+            raise RuntimeError(f"{tool} not found: install Debian's slurmctld, slurmd and munge "
+                               "(make cluster-services)")
     folder = Path(folder).resolve()
     for sub in ("state", "spool"):
         (folder / sub).mkdir(parents=True, exist_ok=True)
