@@ -77,4 +77,6 @@ def test_make_test_lints_before_the_suite():
     makefile = (REPO / "Makefile").read_text()
     for target in ("test", "test-fast"):
         recipe = re.search(rf"^{target}:.*\n((?:\t.*\n)+)", makefile, flags=re.M)[1].splitlines()
-        assert "ruff check ." in recipe[0] and "pytest" in recipe[1], f"make {target}: {recipe}"
+        lint = [k for k, line in enumerate(recipe) if "ruff check ." in line]
+        suite = [k for k, line in enumerate(recipe) if "pytest" in line]
+        assert lint and suite and lint[0] < suite[0], f"make {target}: {recipe}"

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ordrank.datasets.letor import Fold
-from ordrank.datasets.letor_file import QuerySet, _read_only
+from ordrank.datasets.letor_file import QuerySet
 
 ON_DISK = ("vali", "test")
 ARRAYS = ("X", "y", "qid", "docid")
@@ -51,7 +51,10 @@ class FoldOnDisk:
         path = self._paths[part]
         arrays = {name: np.load(path / f"{name}.npy", allow_pickle=False) if (path / f"{name}.npy").is_file()
                   else None for name in ARRAYS}
-        return _read_only(QuerySet(**arrays, path=Path((path / "source").read_text())))
+        for array in arrays.values():
+            if array is not None:
+                array.flags.writeable = False
+        return QuerySet(**arrays, path=Path((path / "source").read_text()))
 
     def close(self) -> None:
         self._folder.cleanup()
