@@ -19,11 +19,15 @@ export NUMPY_MADVISE_HUGEPAGE ?= 0
 
 .PHONY: setup lock test-latest run reproduce reproduce-quick papers-sizes cluster-services benchmark benchmark-quick test test-fast figures bench bench-web clean
 
+# uv (pip-installed into the venv, pinned) installs the lock, bytecode included, on every core; where uv
+# cannot (an index only pip's configuration knows, no network to PyPI), pip installs the same lock.
+UV     := uv==0.13.10
 $(STAMP): pyproject.toml $(LOCK)
 	@echo "make: setting up $(VENV) (the pinned $(LOCK), then ordrank itself; quiet; once per lock)"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --upgrade pip '$(UV)'
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --require-hashes --compile-bytecode -r $(LOCK) \
+		|| $(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	rm -f $(VENV)/.installed-* && touch $@
 
@@ -33,7 +37,7 @@ setup: $(STAMP)
 # versions that still fit; `make lock UPGRADE=--upgrade` takes the newest versions the ranges allow.
 UPGRADE ?=
 lock: $(STAMP)
-	$(BIN)/python -m pip install --quiet uv
+	$(BIN)/python -m pip install --quiet '$(UV)'
 	$(BIN)/uv pip compile pyproject.toml --extra dev --generate-hashes --universal --python-version 3.11.7 \
 		--custom-compile-command "make lock" -o $(LOCK) $(UPGRADE)
 
