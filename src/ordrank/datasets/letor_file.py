@@ -248,10 +248,11 @@ def load_letor(path, n_features: int | None = None, dtype=np.float64) -> QuerySe
     X = np.zeros((rows, columns), dtype)
     y, qid, line_of_row, docid = _parse(path, X, rows, n_features, dtype)
     _check_queries(path, qid, line_of_row)
-    return _read_only(QuerySet(X, y, qid, docid, path))
+    return read_only(QuerySet(X, y, qid, docid, path))
 
 
-def _read_only(data: QuerySet) -> QuerySet:
+def read_only(data: QuerySet) -> QuerySet:
+    """``data`` with its arrays made read-only (in place)."""
     for array in (data.X, data.y, data.qid, data.docid):
         if array is not None:
             array.flags.writeable = False
@@ -264,4 +265,4 @@ def concat(sets: list[QuerySet]) -> QuerySet:
         return sets[0]
     docid = None if any(s.docid is None for s in sets) else np.concatenate([s.docid for s in sets])
     parts = [np.concatenate([getattr(s, a) for s in sets]) for a in ("X", "y", "qid")]
-    return _read_only(QuerySet(*parts, docid, sets[0].path))
+    return read_only(QuerySet(*parts, docid, sets[0].path))

@@ -42,7 +42,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ordrank.datasets.letor import Fold
-from ordrank.datasets.letor_file import QuerySet, _read_only
+from ordrank.datasets.letor_file import QuerySet, read_only
 
 WEB10K_QUERIES = 10_000
 N_FEATURES = 136
@@ -127,7 +127,7 @@ def mslr_shaped(scale: float = 1.0, seed: int = 0, n_features: int = N_FEATURES)
             X[:, j] = column[lo:hi]
     del z
     qid = qindex + 1
-    return {name: _read_only(QuerySet(X, y[lo:hi].copy(), qid[lo:hi].copy(), None, Path(f"mslr_shaped/{name}")))
+    return {name: read_only(QuerySet(X, y[lo:hi].copy(), qid[lo:hi].copy(), None, Path(f"mslr_shaped/{name}")))
             for name, X, (lo, hi) in zip(PART_SHARES, Xs, spans)}
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ordrank.datasets.letor import Fold
-from ordrank.datasets.letor_file import QuerySet
+from ordrank.datasets.letor_file import QuerySet, read_only
 
 ON_DISK = ("vali", "test")
 ARRAYS = ("X", "y", "qid", "docid")
@@ -31,30 +31,26 @@ class FoldOnDisk:
     def __init__(self, fold: Fold):
         self.name, self.files, self.train = fold.name, fold.files, fold.train
         self._folder = tempfile.TemporaryDirectory(prefix="ordrank-fold-")
-        self._paths = {}
+        self._saved = {}  # part -> (the path it was read from, {array name: its .npy file, None for no array})
         for part in ON_DISK:
-            data = getattr(fold, part)
-            self._paths[part] = path = Path(self._folder.name) / part
-            path.mkdir()
+            data, files = getattr(fold, part), {}
             for name in ARRAYS:
-                if getattr(data, name) is not None:
-                    np.save(path / f"{name}.npy", getattr(data, name), allow_pickle=False)
-            (path / "source").write_text(str(data.path))
+                array = getattr(data, name)
+                files[name] = None if array is None else Path(self._folder.name) / f"{part}.{name}.npy"
+                if array is not None:
+                    np.save(files[name], array, allow_pickle=False)
+            self._saved[part] = (data.path, files)
 
     def load(self, part: str) -> QuerySet:
         """Part ``part`` (``train``, ``vali`` or ``test``): the training part as held, the others read
         from their files (read-only arrays, equal to the part's, byte for byte)."""
         if part == "train":
             return self.train
-        if part not in self._paths:
+        if part not in self._saved:
             raise ValueError(f"a fold's parts are train, vali and test, not {part!r}")
-        path = self._paths[part]
-        arrays = {name: np.load(path / f"{name}.npy", allow_pickle=False) if (path / f"{name}.npy").is_file()
-                  else None for name in ARRAYS}
-        for array in arrays.values():
-            if array is not None:
-                array.flags.writeable = False
-        return QuerySet(**arrays, path=Path((path / "source").read_text()))
+        source, files = self._saved[part]
+        arrays = {name: None if file is None else np.load(file, allow_pickle=False) for name, file in files.items()}
+        return read_only(QuerySet(**arrays, path=source))
 
     def close(self) -> None:
         self._folder.cleanup()
