@@ -9,7 +9,8 @@ other job alone, longest first by the expected seconds the driver gives ``submit
 A job's handle is a :class:`Part` of its task; a task that fails or is lost fails each of its jobs.
 
 - ``local``: a pool of ``workers`` processes (joblib's loky), this machine only, each allowed the cores
-  over the workers as BLAS/OpenMP threads (as joblib does).
+  over the workers as BLAS/OpenMP threads (as joblib does); a driver's next sweep reuses it
+  (:mod:`ordrank.launch.local`).
 - ``ray``: Ray's task API (``ray.remote``, one CPU a task). ``address`` (else ``$RAY_ADDRESS``) names an
   existing cluster; without one a local Ray of ``workers`` CPUs is started. Results travel back
   through Ray's object store: the nodes share no file system with the driver. A task whose node or
@@ -22,17 +23,11 @@ A job's handle is a :class:`Part` of its task; a task that fails or is lost fail
 """
 from __future__ import annotations
 
-import atexit
 import heapq
 import math
 import os
-import queue
 import subprocess
-import tempfile
-import threading
 import time
-import uuid
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pandas as pd
@@ -43,7 +38,6 @@ from ordrank.launch.work import JobResult, run_jobs
 ENGINES = ("local", "ray", "slurm")
 RETRIES = 3  # Ray: how often a task lost with its node or worker process is run again
 MIN_TASK_SECONDS = 30.0  # jobs expected shorter than this together share a task
-DRIVER_WATCH_SECONDS = 1.0  # how often a local worker checks that its driver is alive
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
@@ -104,123 +98,15 @@ def array_tasks(tasks: list[list[Job]], seconds: dict, workers: int) -> list[lis
     return [arrays[i] for _, i in sorted(loads, key=lambda load: (-load[0], load[1]))]
 
 
-def _parts(handle, task: list[Job]) -> dict:
+def task_parts(handle, task: list[Job]) -> dict:
+    """{the :class:`Part` of each job of ``task``: the job}."""
     return {Part(handle, i): job for i, job in enumerate(task)}
 
 
-# a local worker's external cache: the file it was read from, and the table (one sweep's, reused by its tasks)
-_EXTERNAL: dict = {"file": None, "table": None}
-
-
-def _setup(threads: int) -> None:
-    """A local worker's initializer: the BLAS/OpenMP threads it may use (the cores over the workers, as
-    joblib's loky backend sets them: no oversubscription), and a watch on the driver that started it:
-    a worker whose driver is gone (killed) exits."""
-    from threadpoolctl import threadpool_limits
-
-    threadpool_limits(threads)
-    threading.Thread(target=_exit_without, args=(os.getppid(),), daemon=True, name="driver-watch").start()
-
-
-def _exit_without(driver: int) -> None:
-    """Exit once ``driver`` is no longer this process's parent (it died): its results have no one to go to."""
-    while os.getppid() == driver:
-        time.sleep(DRIVER_WATCH_SECONDS)
-    os._exit(1)
-
-
-def _run_local(external_file: str | None, task: list[Job]) -> list[JobResult]:
-    """A task in a local worker, with its sweep's external cache (read once per sweep and worker)."""
-    if external_file != _EXTERNAL["file"]:
-        _EXTERNAL["table"] = None if external_file is None else pd.read_pickle(external_file)
-        _EXTERNAL["file"] = external_file
-    return run_jobs(task, _EXTERNAL["table"])
-
-
-def _failed(error: BaseException) -> JobFailed:
+def job_failed(error: BaseException) -> JobFailed:
+    """The :class:`JobFailed` a task's error fails its jobs with, its message on one line."""
     message = " ".join(str(error).split()) or "(no message)"
     return JobFailed(f"{type(error).__name__}: {message}")
-
-
-# the driver's local worker pools, kept from one sweep to the next (the workers' imports and compiled code
-# with them): {(workers, working directory, environment): pool}; shut down when the driver exits
-_POOLS: dict = {}
-
-
-def _pool(workers: int):
-    """The driver's pool of ``workers`` loky processes, started on first use; a pool started in another
-    working directory or environment is shut down and a new one started (the workers inherit both)."""
-    from joblib.externals.loky import ProcessPoolExecutor
-
-    key = (workers, os.getcwd(), tuple(sorted(os.environ.items())))
-    if key not in _POOLS:
-        _close_pools()
-        threads = max(1, (os.cpu_count() or 1) // workers)
-        _POOLS[key] = ProcessPoolExecutor(max_workers=workers, initializer=_setup, initargs=(threads,))
-    return key, _POOLS[key]
-
-
-@atexit.register
-def _close_pools() -> None:
-    while _POOLS:
-        _POOLS.popitem()[1].shutdown(wait=True)
-
-
-class LocalEngine:
-    """``workers`` loky processes on this machine: the driver's pool (:func:`_pool`), reused by its next
-    sweep. The sweep's external cache goes to the workers as a file each reads once."""
-
-    name = "local"
-
-    def __init__(self, workers: int, external_cache: pd.DataFrame | None = None):
-        self.workers = workers
-        self.key, self.pool = _pool(workers)
-        self.external_file = None
-        if external_cache is not None:
-            handle, self.external_file = tempfile.mkstemp(prefix=f"ordrank-external-{uuid.uuid4().hex}-", suffix=".pkl")
-            os.close(handle)
-            external_cache.to_pickle(self.external_file)
-        self.done: queue.Queue = queue.Queue()  # finished futures, as they finish
-        self.parts: dict = {}                   # future -> the parts of its task
-
-    def submit(self, jobs: list[Job], seconds: dict | None = None) -> dict:
-        handles = {}
-        for task in point_tasks(jobs, seconds or {}):
-            future = self.pool.submit(_run_local, self.external_file, task)
-            self.parts[future] = parts = _parts(future, task)
-            future.add_done_callback(self.done.put)
-            handles.update(parts)
-        return handles
-
-    def ready(self, handles, timeout: float) -> list:
-        try:
-            finished = [self.done.get(timeout=timeout)]
-        except queue.Empty:
-            return []
-        while not self.done.empty():
-            finished.append(self.done.get_nowait())
-        return [part for future in finished for part in self.parts.pop(future)]
-
-    def result(self, part: Part) -> JobResult:
-        try:
-            return part.task.result()[part.index]
-        except BrokenProcessPool as error:  # a worker died: the pool is not reused
-            self._discard(kill=False)
-            raise _failed(error) from error
-        except Exception as error:
-            raise _failed(error) from error
-
-    def cancel(self, handles) -> None:  # stopped (Ctrl-C, an error): the workers go with the driver
-        self._discard(kill=True)
-
-    def close(self) -> None:
-        if self.external_file is not None:
-            Path(self.external_file).unlink(missing_ok=True)
-
-    def _discard(self, kill: bool) -> None:
-        if _POOLS.get(self.key) is self.pool:
-            del _POOLS[self.key]
-            self.pool.shutdown(wait=not kill, kill_workers=kill)
 
 
 class RayEngine:
@@ -244,7 +130,7 @@ class RayEngine:
         handles = {}
         for task in point_tasks(jobs, seconds or {}):
             ref = self.task.remote(task, self.shared)
-            self.parts[ref] = parts = _parts(ref, task)
+            self.parts[ref] = parts = task_parts(ref, task)
             handles.update(parts)
         return handles
 
@@ -260,9 +146,9 @@ class RayEngine:
         try:
             return self.ray.get(part.task)[part.index]
         except self.ray.exceptions.RayTaskError as error:  # the job raised: its own error
-            raise _failed(error.cause if error.cause is not None else error) from error
+            raise job_failed(error.cause if error.cause is not None else error) from error
         except self.ray.exceptions.RayError as error:  # lost more often than RETRIES, cancelled
-            raise _failed(error) from error
+            raise job_failed(error) from error
 
     def cancel(self, handles) -> None:
         for ref in self.parts:
@@ -299,7 +185,8 @@ class SlurmEngine:
         arrays = array_tasks(point_tasks(jobs, seconds or {}), seconds or {}, self.workers)
         with self.executor.batch():
             submitted = [self.executor.submit(run_jobs, array, self.external_cache) for array in arrays]
-        return {part: job for handle, array in zip(submitted, arrays) for part, job in _parts(handle, array).items()}
+        return {part: job for handle, array in zip(submitted, arrays)
+                for part, job in task_parts(handle, array).items()}
 
     def ready(self, handles, timeout: float) -> list:
         deadline = time.monotonic() + timeout
@@ -321,7 +208,7 @@ class SlurmEngine:
         try:
             return task.result()[part.index]
         except Exception as error:
-            raise _failed(error) from error
+            raise job_failed(error) from error
 
     def cancel(self, handles) -> None:  # stopped (Ctrl-C, an error): the submitted tasks are cancelled
         for task in {id(p.task): p.task for p in handles}.values():

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ordrank.launch.driver import Outcome, drive, plan
-from ordrank.launch.engines import LocalEngine, RayEngine, SlurmEngine
+from ordrank.launch.engines import RayEngine, SlurmEngine
+from ordrank.launch.local import LocalEngine
 from ordrank.launch.jobs import expand, split_overrides, sweep_axes
 from ordrank.results.files import atomic_path, jobs_path, read_table, timings_path
 from ordrank.results.external_cache import FILE as EXTERNAL_FILE
