@@ -142,14 +142,20 @@ def figure_scripts(out: Path, quick: bool, chosen: list[str]) -> list[tuple[str,
 EXTERNAL_LINES: list[str] = []  # per experiment with external learners: pieces cached / computed
 
 
-def run_single(entry: Entry, quick: bool, data_dir: str, out: Path, external: str = "cached") -> Path:
-    """One Hydra job in this process, published to ``<out>/results``; returns the published table."""
+def single_overrides(entry: Entry, quick: bool, data_dir: str, out: Path, external: str = "cached") -> list[str]:
+    """A single entry's overrides: its experiment (and quick overlay), the data, and where its external
+    learners' rows come from (``results_dir``: where the external cache is read)."""
+    return [*entry.config_overrides(quick), f"data_dir={data_dir}", f"external={external}",
+            f"results_dir={out / 'results'}"]
+
+
+def run_single(entry: Entry, cfg, out: Path) -> Path:
+    """One Hydra job (``cfg``, composed from :func:`single_overrides`) in this process, published to
+    ``<out>/results``; returns the published table."""
     from ordrank.app import run
     from ordrank.results.external_cache import FILE, located, merge, tally
     from ordrank.results import publish
 
-    cfg = compose([*entry.config_overrides(quick), f"data_dir={data_dir}", f"external={external}",
-                   f"results_dir={out / 'results'}"])  # results_dir: where the external cache is read
     workdir = out / "outputs" / entry.name
     path = run(cfg, workdir)
     published = publish(path, out / "results", cfg.experiment, cfg.dataset.name)
@@ -246,10 +252,10 @@ def main(argv=None) -> int:
     timings = StepTimes()
     if args.from_tables:
         entries = []
-    # 1. before any work: every configuration composes, every data set is there
-    for entry in entries:
-        if not entry.sweep:
-            compose([*entry.config_overrides(args.quick), f"data_dir={data_dir}"])
+    # 1. before any work: every configuration composes (each single entry once: its run uses it), every
+    # data set is there
+    configs = {entry.name: compose(single_overrides(entry, args.quick, data_dir, out, args.external))
+               for entry in entries if not entry.sweep}
     try:
         check_data(entries, data_dir)
     except FileNotFoundError as error:
@@ -265,7 +271,7 @@ def main(argv=None) -> int:
             timings.start(entry.name)
             try:
                 path = (run_sweep(entry, args, data_dir, out, overrides) if entry.sweep
-                        else run_single(entry, args.quick, data_dir, out, args.external))
+                        else run_single(entry, configs[entry.name], out))
             except (TableBusy, JobsFailed) as error:  # said in one message; the finished jobs' rows are in
                 print(f"error: {error}", file=sys.stderr)
                 return 2 if isinstance(error, TableBusy) else 1

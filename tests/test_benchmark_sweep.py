@@ -20,19 +20,16 @@ def sweep(tmp_path, data_dir, *overrides):
     return done
 
 
-@pytest.mark.slow  # a 4-job sweep, its resume and a report in subprocesses: about 25 s
-def test_quick_sweep_resume_collect_report(tmp_path, shared_data_dir):
-    """Two jobs of the quick benchmark; a second start skips both; the collector merges them."""
+@pytest.mark.slow  # a 2-job sweep, the collector and a report in subprocesses: about 15 s
+def test_quick_sweep_collect_report(tmp_path, shared_data_dir):
+    """Two jobs of the quick benchmark on joblib (`make benchmark`'s path); the collector merges them and
+    their timings; the report reads both. (A sweep started again runs only the jobs without a finished
+    table: tests/test_sweeps.py.)"""
     sweep(tmp_path, shared_data_dir, "dataset.name=pyrim", "protocol.splits=0,1",
           "only=[PRank,Reduction-tree,OrderedLogit,skordinal-SVORIM]")
     tables = sorted((tmp_path / "sweep").rglob("results.parquet"))
     assert [p.parent.relative_to(tmp_path / "sweep").as_posix() for p in tables] == [
         "bins10/pyrim/split0", "bins10/pyrim/split1"]
-    stamps = [p.stat().st_mtime_ns for p in tables]
-    again = sweep(tmp_path, shared_data_dir, "dataset.name=pyrim", "protocol.splits=0,1",
-                  "only=[PRank,Reduction-tree,OrderedLogit,skordinal-SVORIM]")
-    assert "kept (resume=true)" in again.stderr + again.stdout
-    assert [p.stat().st_mtime_ns for p in tables] == stamps  # nothing ran again
     merged = tmp_path / "all.parquet"
     subprocess.run([sys.executable, "-m", "ordrank.results", "collect", str(tmp_path / "sweep"),
                     "-o", str(merged)], cwd=REPO, check=True)
