@@ -142,16 +142,9 @@ def figure_scripts(out: Path, quick: bool, chosen: list[str]) -> list[tuple[str,
 EXTERNAL_LINES: list[str] = []  # per experiment with external learners: pieces cached / computed
 
 
-def single_overrides(entry: Entry, quick: bool, data_dir: str, out: Path, external: str = "cached") -> list[str]:
-    """A single entry's overrides: its experiment (and quick overlay), the data, and where its external
-    learners' rows come from (``results_dir``: where the external cache is read)."""
-    return [*entry.config_overrides(quick), f"data_dir={data_dir}", f"external={external}",
-            f"results_dir={out / 'results'}"]
-
-
 def run_single(entry: Entry, cfg, out: Path) -> Path:
-    """One Hydra job (``cfg``, composed from :func:`single_overrides`) in this process, published to
-    ``<out>/results``; returns the published table."""
+    """One Hydra job (``cfg``, composed by :func:`main`) in this process, published to ``<out>/results``;
+    returns the published table."""
     from ordrank.app import run
     from ordrank.results.external_cache import FILE, located, merge, tally
     from ordrank.results import publish
@@ -252,9 +245,10 @@ def main(argv=None) -> int:
     timings = StepTimes()
     if args.from_tables:
         entries = []
-    # 1. before any work: every configuration composes (each single entry once: its run uses it), every
-    # data set is there
-    configs = {entry.name: compose(single_overrides(entry, args.quick, data_dir, out, args.external))
+    # 1. before any work: every configuration composes (a single entry's is the one its run uses;
+    # results_dir: where its external cache is read), every data set is there
+    configs = {entry.name: compose([*entry.config_overrides(args.quick), f"data_dir={data_dir}",
+                                    f"external={args.external}", f"results_dir={out / 'results'}"])
                for entry in entries if not entry.sweep}
     try:
         check_data(entries, data_dir)
