@@ -19,16 +19,17 @@ export NUMPY_MADVISE_HUGEPAGE ?= 0
 
 .PHONY: setup lock test-latest run reproduce reproduce-quick papers-sizes cluster-services benchmark benchmark-quick test test-fast figures bench bench-web clean
 
-# uv (pip-installed into the venv, pinned) installs the lock, bytecode included, on every core; where uv
-# cannot (an index only pip's configuration knows, no network to PyPI), pip installs the same lock.
+# uv (pip-installed into the venv, pinned) installs the lock, bytecode included, on every core, then ordrank
+# (editable); where uv cannot (an index only pip's configuration knows, no network to PyPI), pip does both.
 UV     := uv==0.13.10
 $(STAMP): pyproject.toml $(LOCK)
 	@echo "make: setting up $(VENV) (the pinned $(LOCK), then ordrank itself; quiet; once per lock)"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip '$(UV)'
-	$(BIN)/uv pip install --quiet --python $(BIN)/python --require-hashes --compile-bytecode -r $(LOCK) \
-		|| $(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
-	$(BIN)/python -m pip install --quiet --no-deps -e .
+	$(BIN)/python -m pip install --quiet '$(UV)' || echo "make: uv could not be installed; pip installs the lock"
+	{ test -x $(BIN)/uv && $(BIN)/uv pip install --quiet --python $(BIN)/python --require-hashes --compile-bytecode \
+		-r $(LOCK) && $(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e .; } \
+		|| { $(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK) \
+		     && $(BIN)/python -m pip install --quiet --no-deps -e .; }
 	rm -f $(VENV)/.installed-* && touch $@
 
 setup: $(STAMP)
