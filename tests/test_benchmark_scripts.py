@@ -4,6 +4,7 @@ or ``resolve_data_dir``) takes the data folder by the loaders' one rule and docu
 its ``--help`` (default ``$ORDRANK_DATA``, else ``data/``); no benchmark file edits ``sys.path``; the
 speed page's learners' sections are entries of ``bench_reproduce.LEARNER_BENCHMARKS`` that run."""
 import ast
+import functools
 import importlib.util
 import json
 import re
@@ -33,8 +34,14 @@ def reads_data(script: str) -> bool:
     return any(READS_DATA.search(t) for t in [text, *(m.read_text(encoding="utf-8") for m in modules)])
 
 
-def help_text(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, *args, "--help"], cwd=REPO, capture_output=True, text=True, timeout=120)
+def help_text(script: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, script, "--help"], cwd=REPO, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def helps():
+    """``python SCRIPT --help``, run once per script for all the module's tests."""
+    return functools.lru_cache(maxsize=None)(help_text)
 
 
 def test_the_makefile_runs_benchmarks_and_experiments():
@@ -47,10 +54,10 @@ def test_at_most_twelve_benchmark_scripts():
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
-def test_a_script_is_its_usage_doc_and_describes_each_part(script):
+def test_a_script_is_its_usage_doc_and_describes_each_part(script, helps):
     doc = ast.get_docstring(ast.parse((REPO / script).read_text(encoding="utf-8")))
     assert doc and f"python {script}" in doc, f"{script}: its docstring shows no usage line"
-    done = help_text(script)
+    done = helps(script)
     assert done.returncode == 0, done.stderr
     choices = re.search(r"--part \{([^}]*)\}", done.stdout)
     for part in (choices.group(1).split(",") if choices else []):
@@ -59,8 +66,8 @@ def test_a_script_is_its_usage_doc_and_describes_each_part(script):
 
 
 @pytest.mark.parametrize("script", [s for s in sorted(set(makefile_scripts() + SCRIPTS)) if reads_data(s)])
-def test_a_script_that_reads_data_documents_data_dir(script):
-    done = help_text(script)
+def test_a_script_that_reads_data_documents_data_dir(script, helps):
+    done = helps(script)
     assert done.returncode == 0, done.stderr
     assert re.search(r"--data-dir\b", done.stdout), f"{script} --help does not document --data-dir"
 
@@ -77,16 +84,20 @@ def bench_reproduce():
     return module
 
 
-def test_the_speed_pages_sections_are_entries_that_run():
-    """Each stored section is an entry, and each entry names a script and parts it accepts (argparse
-    checks ``--part``'s choices before it reaches ``--help``)."""
+def test_the_speed_pages_sections_are_entries_that_run(helps):
+    """Each stored section is an entry, and each entry names a script that runs and parts among the
+    choices of its ``--part`` (as its ``--help`` lists them)."""
     entries = bench_reproduce().LEARNER_BENCHMARKS
     stored = json.loads((REPO / "docs" / "speed.json").read_text(encoding="utf-8")).get("learners", {})
     assert set(stored) <= set(entries), sorted(set(stored) - set(entries))
     for entry in entries:
-        script, *parts = entry.split()
-        done = help_text(f"benchmarks/{script}", *parts)
+        script, *options = entry.split()
+        done = helps(f"benchmarks/{script}")
         assert done.returncode == 0, f"{entry}: {done.stderr}"
+        if options:
+            choices = re.search(r"--part \{([^}]*)\}", done.stdout)
+            assert options[0] == "--part" and choices, entry
+            assert set(options[1:]) <= set(choices.group(1).split(",")), entry
 
 
 def test_a_part_runs_alone():
