@@ -10,7 +10,7 @@ from joblib.externals.loky import get_reusable_executor
 
 from ordrank.progress import StepTimes
 
-TASKS, TASK_CPU = 4, 0.6  # CPU seconds each task burns
+TASKS, TASK_CPU = 4, 0.3  # CPU seconds each task burns
 
 
 def burn(seconds: float) -> tuple[float, int]:
